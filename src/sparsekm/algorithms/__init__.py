@@ -1,0 +1,1 @@
+"""Heuristics and exact schemes (local search, decomposition, SVM dual subproblems)."""

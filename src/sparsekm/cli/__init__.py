@@ -1,0 +1,1 @@
+"""Command-line interface: ``sparsekm solvers | datasets | solve | relax | demo``."""

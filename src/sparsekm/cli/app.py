@@ -1,0 +1,69 @@
+"""The ``sparsekm`` command: solvers, datasets, solve, relax, demo."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from . import solve_svm  # noqa: F401 - registers `solve svm`
+from .common import JsonOpt, cli_errors, relax_app, solve_app
+
+app = typer.Typer(help="sparsekm: sparse, interpretable kernel machines by mathematical "
+                       "programming.", no_args_is_help=True, add_completion=False)
+app.add_typer(solve_app, name="solve")
+app.add_typer(relax_app, name="relax")
+
+
+@app.command("solvers")
+def solvers_cmd(json_out: JsonOpt = False) -> None:
+    """Registered solvers: installed, licensed, version, problem classes."""
+    from sparsekm.solvers import solver_table
+
+    rows = solver_table()
+    if json_out:
+        typer.echo(json.dumps(rows))
+        return
+    typer.echo(f"{'solver':<9} {'installed':<9} {'licensed':<8} {'version':<11} classes")
+    for r in rows:
+        typer.echo(f"{r['name']:<9} {str(r['installed']):<9} {str(r['licensed']):<8} "
+                   f"{r['version']:<11} {','.join(r['classes'])}"
+                   + (f"\n{'':<9} note: {r['note']}" if r["note"] else ""))
+
+
+@app.command("datasets")
+def datasets_cmd(json_out: JsonOpt = False) -> None:
+    """Bundled datasets with their size, class balance and citation."""
+    from sparsekm.data import dataset_info, list_datasets
+
+    rows = [dataset_info(n) for n in list_datasets()]
+    if json_out:
+        typer.echo(json.dumps(rows, default=str))
+        return
+    typer.echo(f"{'name':<26} {'m':>6} {'n':>5} {'+1 %':>6}  citation")
+    for r in rows:
+        typer.echo(f"{r['name']:<26} {r['m']:>6} {r['n']:>5} "
+                   f"{100 * r['positive_fraction']:>6.1f}  {r['citation'][:60]}")
+
+
+@app.command("demo")
+def demo_cmd(
+    data: Annotated[str, typer.Option("--data")] = "breast_cancer_diagnostic",
+    quick: Annotated[bool, typer.Option("--quick", help="Smaller runs.")] = False,
+) -> None:
+    """A short, readable tour on a bundled dataset."""
+    from .demo import run_demo
+
+    with cli_errors():
+        for line in run_demo(data, quick=quick):
+            typer.echo(line)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""``sparsekm demo``: a short, readable report on a bundled dataset.
+
+Each problem module contributes ``demo_section(ds) -> list[str]``; sections listed in
+``SECTIONS`` run in order after the foundation's own (solvers, data, plain SVM).
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Iterator
+
+SECTIONS: list[str] = []  # modules (under sparsekm.cli) exposing demo_section(ds, quick)
+
+
+def _rule(title: str) -> str:
+    return f"\n== {title} " + "=" * max(0, 66 - len(title))
+
+
+def run_demo(data: str, quick: bool = False) -> Iterator[str]:
+    """Yield the report's lines (printed as they come)."""
+    from sparsekm.data import load_dataset
+    from sparsekm.solvers import usable_solvers
+
+    from .common import scale_fit_transform
+    from .solve_svm import solve_svm
+
+    t0 = time.perf_counter()
+    yield "sparsekm demo"
+    yield _rule("Solvers usable on this machine")
+    for cls in ("LP", "QP", "MIQP", "MISOCP", "SOCP", "SDP", "NLP", "MINLP"):
+        yield f"  {cls:<7} {', '.join(usable_solvers(cls)) or '(none)'}"
+    ds = load_dataset(data)
+    yield _rule(f"Data: {ds.name}")
+    yield f"  m = {ds.m} samples, n = {ds.n} features, +1 class = {(ds.y > 0).mean():.1%}"
+    yield f"  source: {ds.citation[:100]}"
+    ds = scale_fit_transform("standard", ds)
+    yield _rule("Plain RBF SVM (C = 10): fast path vs declarative dual QP")
+    rows = ds.m if not quick else min(ds.m, 150)
+    sub = ds.head(rows)
+    for solver in (None, "clarabel"):
+        out = solve_svm(sub, "rbf", None, 3, 0.0, 10.0, solver, None)
+        yield (f"  {out['method']:<12} {out['solver']:<9} primal = {out['objective']:.6f}  "
+               f"lower bound = {out['lower_bound']:.6f}  gap = {out['gap']:.1e}  "
+               f"({out['time_s']:.2f} s, m = {rows})")
+    for name in SECTIONS:
+        mod = importlib.import_module(f"sparsekm.cli.{name}")
+        yield from mod.demo_section(ds, quick=quick)
+    yield f"\nDone in {time.perf_counter() - t0:.1f} s."

@@ -1,0 +1,121 @@
+"""Seeded (and by default stratified) train/test splits and k-fold cross-validation."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.model_selection import KFold, ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit
+
+from .dataset import Dataset
+from .errors import DataError
+
+__all__ = ["kfold_splits", "train_test_indices", "train_test_split"]
+
+
+def _labels(ds: Dataset | np.ndarray) -> np.ndarray:
+    y = ds.y if isinstance(ds, Dataset) else np.asarray(ds).reshape(-1)
+    if y.shape[0] < 2:
+        raise DataError(f"cannot split {y.shape[0]} sample(s); pass at least two samples")
+    return y
+
+
+def train_test_indices(
+    ds: Dataset | np.ndarray,
+    test_size: float | int = 0.3,
+    seed: int | None = 0,
+    stratify: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices of a train/test split (sorted, disjoint, together all rows).
+
+    Parameters are as in :func:`train_test_split`; ``ds`` may also be a label array.
+    """
+    y = _labels(ds)
+    m = y.shape[0]
+    if isinstance(test_size, float) and not 0.0 < test_size < 1.0:
+        raise DataError(f"test_size={test_size} must lie in (0, 1) as a fraction of the rows")
+    if isinstance(test_size, int | np.integer) and not 1 <= test_size < m:
+        raise DataError(f"test_size={test_size} rows must lie in [1, {m - 1}] for {m} rows")
+    splitter_cls = StratifiedShuffleSplit if stratify else ShuffleSplit
+    splitter = splitter_cls(n_splits=1, test_size=test_size, random_state=seed)
+    try:
+        train, test = next(splitter.split(np.zeros((m, 1)), y))
+    except ValueError as exc:
+        raise DataError(
+            f"cannot split {m} rows with test_size={test_size} ({exc}); use a larger data "
+            "set, another test_size, or stratify=False"
+        ) from exc
+    return np.sort(train), np.sort(test)
+
+
+def train_test_split(
+    ds: Dataset,
+    test_size: float | int = 0.3,
+    seed: int | None = 0,
+    stratify: bool = True,
+) -> tuple[Dataset, Dataset]:
+    """Split a data set into a training and a test part.
+
+    Parameters
+    ----------
+    ds : Dataset
+        Data to split.
+    test_size : float or int
+        Fraction (in (0, 1)) or number of test rows.
+    seed : int or None
+        Random seed (same seed, same split).
+    stratify : bool
+        Keep the +1/-1 proportions in both parts (scikit-learn's StratifiedShuffleSplit;
+        ShuffleSplit when False).
+
+    Returns
+    -------
+    (Dataset, Dataset)
+        Training and test parts; rows keep their original order.
+    """
+    train, test = train_test_indices(ds, test_size=test_size, seed=seed, stratify=stratify)
+    return ds.subset_rows(train), ds.subset_rows(test)
+
+
+def kfold_splits(
+    ds: Dataset | np.ndarray,
+    k: int = 5,
+    seed: int | None = 0,
+    stratify: bool = True,
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Shuffled k-fold cross-validation indices.
+
+    Parameters
+    ----------
+    ds : Dataset or ndarray
+        Data set (or its label vector).
+    k : int
+        Number of folds, 2 <= k <= m.
+    seed : int or None
+        Random seed for the shuffle (same seed, same folds).
+    stratify : bool
+        Keep class proportions in every fold (StratifiedKFold; KFold when False).
+
+    Returns
+    -------
+    list of (ndarray, ndarray)
+        ``k`` pairs ``(train_idx, test_idx)`` of sorted row indices; the test parts are
+        disjoint and together cover every row once.
+    """
+    y = _labels(ds)
+    m = y.shape[0]
+    if not isinstance(k, int | np.integer) or not 2 <= k <= m:
+        raise DataError(f"k={k} folds is not possible for {m} rows; use an integer 2 <= k <= {m}")
+    if stratify:
+        smallest = int(min(np.sum(y == c) for c in np.unique(y)))
+        if smallest < k:
+            raise DataError(
+                f"stratified {k}-fold needs at least {k} samples of each class, the smallest "
+                f"class has {smallest}; use k <= {smallest} or stratify=False"
+            )
+        splitter: StratifiedKFold | KFold = StratifiedKFold(
+            n_splits=int(k), shuffle=True, random_state=seed
+        )
+    else:
+        splitter = KFold(n_splits=int(k), shuffle=True, random_state=seed)
+    return [
+        (np.sort(train), np.sort(test)) for train, test in splitter.split(np.zeros((m, 1)), y)
+    ]

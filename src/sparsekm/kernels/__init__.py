@@ -1,0 +1,47 @@
+"""Kernel functions and masked kernels with O(m^2) feature updates (Paper A, Section 2).
+
+Public API
+----------
+KernelSpec, kernel_matrix, KERNELS
+    Named kernels: linear, poly, rbf, laplacian, sigmoid, anisotropic_rbf.
+linear_kernel, polynomial_kernel, rbf_kernel, laplacian_kernel, sigmoid_kernel,
+anisotropic_rbf_kernel
+    The kernel functions themselves (scikit-learn conventions, ``coef0`` defaults to 0).
+MaskedKernel
+    ``K_beta`` of Paper A, eq. (4), maintained under add / remove / swap of features.
+symmetrize, add_jitter
+    Small matrix utilities.
+"""
+
+from .functions import (
+    KERNELS,
+    KernelSpec,
+    add_jitter,
+    anisotropic_rbf_kernel,
+    canonical_kernel_name,
+    kernel_matrix,
+    laplacian_kernel,
+    linear_kernel,
+    polynomial_kernel,
+    rbf_kernel,
+    sigmoid_kernel,
+    symmetrize,
+)
+from .masked import MASKED_KERNELS, MaskedKernel
+
+__all__ = [
+    "KERNELS",
+    "MASKED_KERNELS",
+    "KernelSpec",
+    "MaskedKernel",
+    "add_jitter",
+    "anisotropic_rbf_kernel",
+    "canonical_kernel_name",
+    "kernel_matrix",
+    "laplacian_kernel",
+    "linear_kernel",
+    "polynomial_kernel",
+    "rbf_kernel",
+    "sigmoid_kernel",
+    "symmetrize",
+]

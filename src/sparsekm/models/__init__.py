@@ -1,0 +1,1 @@
+"""Declarative optimization models (Pyomo / CVXPY builders)."""

@@ -1,0 +1,1 @@
+"""Conic relaxations (CVXPY)."""

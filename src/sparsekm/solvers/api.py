@@ -1,0 +1,135 @@
+"""One call to solve any model with any capable solver: :func:`solve`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .backends import BACKENDS, canonical_name
+from .classify import classify, framework_of
+from .config import PREFERENCE, configured_options, configured_solver
+from .errors import SolverCapabilityError, SolverNotAvailableError
+from .types import ProblemClass, SolveResult, SolverOptions
+
+
+def usable_solvers(problem_class: ProblemClass | None = None,
+                   framework: str | None = None) -> list[str]:
+    """Installed and licensed solvers (preference order), optionally filtered by capability."""
+    out = []
+    for name in PREFERENCE:
+        b = BACKENDS[name]
+        if not b.availability().usable:
+            continue
+        adapters = [b.adapters[framework]] if framework in b.adapters else (
+            [] if framework else list(b.adapters.values()))
+        if adapters and (problem_class is None
+                         or any(ProblemClass(problem_class) in a.classes for a in adapters)):
+            out.append(name)
+    return out
+
+
+def supports(solver: str, problem_class: ProblemClass | str, framework: str) -> bool:
+    """True when the (known) solver declares ``problem_class`` for ``framework`` models."""
+    b = BACKENDS.get(canonical_name(solver))
+    adapter = b.adapters.get(framework) if b else None
+    return adapter is not None and ProblemClass(str(problem_class).upper()) in adapter.classes
+
+
+def _capable_text(problem_class: ProblemClass, framework: str) -> str:
+    names = usable_solvers(problem_class, framework)
+    return ", ".join(names) if names else "none installed"
+
+
+def resolve_solver(problem_class: ProblemClass, framework: str,
+                   solver: str | None = None) -> str:
+    """The backend name to use; raises a clear error when none fits."""
+    source, strict = "argument solver=", True
+    if solver is None:
+        conf = configured_solver(problem_class)
+        if conf is not None:
+            solver, source, strict = conf
+    if solver is not None:
+        name = canonical_name(solver)
+        if name not in BACKENDS:
+            raise SolverNotAvailableError(
+                f"unknown solver {solver!r} (from {source}); known: {', '.join(BACKENDS)}. "
+                f"Installed solvers for {problem_class} {framework} models: "
+                f"{_capable_text(problem_class, framework)}")
+        b = BACKENDS[name]
+        adapter = b.adapters.get(framework)
+        capable = adapter is not None and problem_class in adapter.classes
+        avail = b.availability()
+        if strict or (capable and avail.usable):
+            if not avail.installed:
+                raise SolverNotAvailableError(
+                    f"solver {b.display} (from {source}) is not installed: {avail.note}. "
+                    f"Installed solvers for {problem_class} {framework} models: "
+                    f"{_capable_text(problem_class, framework)}")
+            if not avail.licensed:
+                raise SolverNotAvailableError(
+                    f"solver {b.display} (from {source}) is installed but not licensed: "
+                    f"{avail.note}. Usable solvers for {problem_class} {framework} models: "
+                    f"{_capable_text(problem_class, framework)}")
+            if not capable:
+                what = (f"{problem_class} models" if adapter is not None
+                        else f"{framework} models")
+                raise SolverCapabilityError(
+                    f"solver {b.display} (from {source}) cannot handle {what} through "
+                    f"{framework}; installed solvers that can: "
+                    f"{_capable_text(problem_class, framework)}")
+            return name
+    names = usable_solvers(problem_class, framework)
+    if not names:
+        raise SolverCapabilityError(
+            f"no installed solver handles {problem_class} {framework} models; install one of: "
+            + ", ".join(n for n in PREFERENCE
+                        if framework in BACKENDS[n].adapters
+                        and problem_class in BACKENDS[n].adapters[framework].classes))
+    return names[0]
+
+
+def solve(model: Any, solver: str | None = None, *, time_limit: float | None = None,
+          mip_gap: float | None = None, threads: int | None = None, verbose: bool = False,
+          warm_start: bool = False, problem_class: ProblemClass | str | None = None,
+          **solver_options: Any) -> SolveResult:
+    """Solve a Pyomo model or a CVXPY problem with ``solver`` (or the configured default).
+
+    Parameters
+    ----------
+    model : pyomo ConcreteModel or cvxpy.Problem
+    solver : name such as ``"scip"``, ``"highs"``, ``"clarabel"``, ``"gurobi"``; None uses
+        the configured default for the model's class (see :mod:`sparsekm.solvers.config`).
+    time_limit, mip_gap, threads, verbose, warm_start : common options, mapped per solver.
+    problem_class : override the detected/declared class.
+    **solver_options : native solver parameters, passed through unchanged.
+
+    Returns
+    -------
+    SolveResult
+        A time limit returns status ``time_limit`` with the incumbent and bound when the
+        solver has them; a solver failure returns status ``error`` with its message.
+    """
+    framework = framework_of(model)
+    pc = ProblemClass(str(problem_class).upper()) if problem_class else classify(model)
+    name = resolve_solver(pc, framework, solver)
+    backend = BACKENDS[name]
+    options = SolverOptions(time_limit=time_limit, mip_gap=mip_gap, threads=threads,
+                            verbose=verbose, warm_start=warm_start,
+                            extra={**configured_options(name), **solver_options})
+    return backend.adapters[framework].solve(model, options, pc, backend.display,
+                                             backend.availability().version)
+
+
+def solver_table() -> list[dict[str, Any]]:
+    """One row per registered solver: name, installed, licensed, version, classes, note."""
+    rows = []
+    for name, b in BACKENDS.items():
+        a = b.availability()
+        rows.append({
+            "name": name, "display": b.display, "installed": a.installed,
+            "licensed": a.licensed, "usable": a.usable, "version": a.version,
+            "classes": sorted(c.value for c in b.classes),
+            "frameworks": {fw: sorted(c.value for c in ad.classes)
+                           for fw, ad in b.adapters.items()},
+            "commercial": b.commercial, "note": a.note,
+        })
+    return rows
