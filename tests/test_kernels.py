@@ -327,3 +327,11 @@ def test_masked_errors(Xm):
     with pytest.raises(ValueError, match="gamma must be a positive"):
         MaskedKernel(Xm, "rbf", gamma=-1.0)
     assert list(mk.selected) == [0, 1, 2, 3, 4, 5]  # failed calls changed nothing
+
+
+def test_mask_from_indices() -> None:
+    from sparsekm.kernels import mask_from_indices
+
+    np.testing.assert_array_equal(mask_from_indices([0, 3], 5), [1, 0, 0, 1, 0])
+    with pytest.raises(ValueError, match=r"\[0, 4\]"):
+        mask_from_indices([5], 5)

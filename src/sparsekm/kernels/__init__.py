@@ -27,7 +27,7 @@ from .functions import (
     sigmoid_kernel,
     symmetrize,
 )
-from .masked import MASKED_KERNELS, MaskedKernel
+from .masked import MASKED_KERNELS, MaskedKernel, mask_from_indices
 
 __all__ = [
     "KERNELS",
@@ -40,6 +40,7 @@ __all__ = [
     "kernel_matrix",
     "laplacian_kernel",
     "linear_kernel",
+    "mask_from_indices",
     "polynomial_kernel",
     "rbf_kernel",
     "sigmoid_kernel",

@@ -57,6 +57,16 @@ def _numba_ops() -> Any:
     return _NUMBA
 
 
+def mask_from_indices(idx: Any, n: int) -> np.ndarray:
+    """Boolean mask of length ``n`` selecting the feature indices ``idx``."""
+    idx = np.asarray(idx, dtype=np.int64).ravel()
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError(f"feature indices must lie in [0, {n - 1}], got {idx.tolist()}")
+    mask = np.zeros(n, dtype=bool)
+    mask[idx] = True
+    return mask
+
+
 class MaskedKernel:
     """Kernel matrix ``K_beta`` of Paper A, eq. (4), maintained under feature-mask changes.
 
@@ -208,14 +218,14 @@ class MaskedKernel:
         if a.ndim != 1 or a.shape[0] != n:
             raise ValueError(
                 f"mask must be a 1-D boolean array of length n_features={n}, got shape {a.shape}; "
-                "to select feature indices idx use np.isin(np.arange(n), idx)"
+                "to select feature indices idx use mask_from_indices(idx, n)"
             )
         if a.dtype == bool:
             return a.copy()
         if not np.all((a == 0) | (a == 1)):
             raise ValueError(
                 "mask entries must be booleans or 0/1; to select feature indices idx use "
-                "np.isin(np.arange(n), idx)"
+                "mask_from_indices(idx, n)"
             )
         return a.astype(bool)
 
