@@ -1,1 +1,8 @@
 """Heuristics and exact schemes (local search, decomposition, SVM dual subproblems)."""
+
+# paper D (linear FS-SVM): Algorithms 1-4 and the one-call dispatcher
+from .fs_linear_exact import exact as fs_linear_exact  # noqa: E402, F401
+from .fs_linear_heuristic import heuristic as fs_linear_heuristic  # noqa: E402, F401
+from .fs_linear_kernel_search import kernel_search as fs_linear_kernel_search  # noqa: E402, F401
+from .fs_linear_local_search import local_search as fs_linear_local_search  # noqa: E402, F401
+from .fs_linear_solve import solve_fs_linear  # noqa: E402, F401

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from . import fs_linear  # noqa: F401 - registers `solve/relax fs-linear` (paper D)
 from . import solve_svm  # noqa: F401 - registers `solve svm`
 from .common import JsonOpt, cli_errors, relax_app, solve_app
 

@@ -10,7 +10,7 @@ import importlib
 import time
 from collections.abc import Iterator
 
-SECTIONS: list[str] = []  # modules (under sparsekm.cli) exposing demo_section(ds, quick)
+SECTIONS: list[str] = ["fs_linear"]  # modules (under sparsekm.cli) exposing demo_section(ds, quick)
 
 
 def _rule(title: str) -> str:

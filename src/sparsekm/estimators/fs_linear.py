@@ -1,0 +1,105 @@
+"""scikit-learn estimator for linear SVM feature selection with a hard cardinality constraint.
+
+Paper D (Bomze, D'Onofrio, Palagi, Peng, 2024): FS-SVM (2) solved by BigMP (6), CoP (7), Local
+Search (Alg. 1), Kernel Search (Alg. 2), the heuristic (Alg. 3) or the exact procedure (Alg. 4).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.multiclass import unique_labels
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from sparsekm.algorithms.fs_linear_solve import METHODS, solve_fs_linear
+
+
+class CardinalityLinearSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
+    """Linear SVM with at most ``B`` nonzero weights (FS-SVM (2) of paper D).
+
+    Parameters
+    ----------
+    B : budget on the number of features (1 <= B <= n).
+    C : misclassification penalty (> 0); objective 1/2||w||^2 + C sum xi.
+    method : one of ``bigm, cop, local-search, kernel-search, heuristic, exact``.
+    solver : solver for the MIQP/MISOCP parts (None = configured default, SCIP).
+    relax_solver : solver for the conic relaxations (None = Clarabel).
+    time_limit : global seconds; the incumbent is kept on the limit.
+    M, k, rho, s, strategy : method parameters (big-M; Local Search k; Kernel Search rho;
+        exact s; upper-bound strategy of Algorithms 3/4).
+
+    Attributes
+    ----------
+    coef_ : (1, n) weights w; intercept_ : (1,) bias b; classes_ : the two labels (classes_[1]
+    is the +1 class); result_ : the FSLinearResult (objective, lower_bound, gap, log);
+    feature_names_in_ : column names when fitted on a DataFrame.
+    """
+
+    def __init__(self, B: int = 5, C: float = 1.0, method: str = "kernel-search",
+                 solver: str | None = None, relax_solver: str | None = None,
+                 time_limit: float | None = None, M: float | None = None, k: int = 10,
+                 rho: int = 10, s: int = 10, strategy: str = "kernel-search") -> None:
+        self.B = B
+        self.C = C
+        self.method = method
+        self.solver = solver
+        self.relax_solver = relax_solver
+        self.time_limit = time_limit
+        self.M = M
+        self.k = k
+        self.rho = rho
+        self.s = s
+        self.strategy = strategy
+
+    def fit(self, X: Any, y: Any) -> CardinalityLinearSVC:
+        """Solve FS-SVM (2) on (X, y); y may hold any two labels."""
+        if self.method not in METHODS:
+            raise ValueError(f"method={self.method!r}: choose one of {', '.join(METHODS)}")
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        self.classes_ = unique_labels(y)
+        if self.classes_.size != 2:
+            raise ValueError(f"CardinalityLinearSVC needs exactly 2 classes, got "
+                             f"{self.classes_.size}; use OneVsRestClassifier for more")
+        ypm = np.where(y == self.classes_[1], 1.0, -1.0)
+        B = self.B
+        if not (isinstance(B, int | np.integer) and 1 <= B <= X.shape[1]):
+            raise ValueError(f"B={B} must be an integer in [1, n_features={X.shape[1]}]")
+        res = solve_fs_linear(X, ypm, int(B), float(self.C), method=self.method,
+                              solver=self.solver, relax_solver=self.relax_solver,
+                              time_limit=self.time_limit, M=self.M, k=self.k, rho=self.rho,
+                              s=self.s, strategy=self.strategy)
+        self.result_ = res
+        self.coef_ = np.asarray(res.w, dtype=float).reshape(1, -1)
+        self.intercept_ = np.array([float(res.b)])
+        self.objective_ = res.objective
+        self.lower_bound_ = res.lower_bound
+        self.gap_ = res.gap
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """w'x + b for each row (positive means classes_[1])."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return X @ self.coef_[0] + self.intercept_[0]
+
+    def predict(self, X: Any) -> np.ndarray:
+        d = self.decision_function(X)
+        return np.where(d >= 0, self.classes_[1], self.classes_[0])
+
+    def _get_support_mask(self) -> np.ndarray:
+        check_is_fitted(self, "coef_")
+        return np.abs(self.coef_[0]) > 0
+
+    def selected_features(self) -> list[Any]:
+        """Names (DataFrame columns) or indices of the selected features."""
+        idx = np.flatnonzero(self._get_support_mask())
+        names = getattr(self, "feature_names_in_", None)
+        return [str(names[j]) for j in idx] if names is not None else idx.tolist()
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

@@ -1,0 +1,47 @@
+"""Small FS-SVM (2) instances shared by the tests of paper D (random and real)."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+
+def random_instance(seed: int, m: int = 30, n: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, n))
+    beta = np.zeros(n)
+    beta[:3] = [1.0, -0.7, 0.5]
+    y = np.where(X @ beta + 0.5 * rng.normal(size=m) >= 0, 1.0, -1.0)
+    return X, y
+
+
+def real_instance(name: str, rows: int = 60) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    from sparsekm.data import Scaler, load_dataset
+
+    ds = load_dataset(name)
+    rng = np.random.default_rng(0)
+    idx = np.sort(rng.choice(ds.m, size=rows, replace=False))
+    X = Scaler("standard").fit(ds.X[idx]).transform(ds.X[idx])
+    return X, ds.y[idx].astype(float), list(ds.feature_names)
+
+
+@functools.cache
+def enum_opt(key: str, B: int, C: float) -> tuple[float, tuple[int, ...], float]:
+    """(optimum, support, ||w_bar||_inf) of (2) by enumeration, cached per instance."""
+    from sparsekm.models.fs_linear import enumerate_supports
+
+    X, y = get(key)
+    obj, S, w, _ = enumerate_supports(X, y, B, C)
+    return obj, tuple(S), float(np.abs(w).max())
+
+
+def get(key: str) -> tuple[np.ndarray, np.ndarray]:
+    if key.startswith("rand"):
+        return random_instance(int(key[4:]))
+    X, y, _ = real_instance(key)
+    return X, y
+
+
+INSTANCES = [("rand0", 3, 1.0), ("rand1", 2, 10.0), ("rand2", 4, 0.5),
+             ("wholesale", 3, 1.0), ("breast_cancer_wisconsin", 3, 0.1)]

@@ -1,0 +1,123 @@
+"""Paper D, Section 2 and (16)/(21): exact MIQP models against enumeration of all supports."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from test_fs_linear_instances import enum_opt, get
+
+from sparsekm.models.fs_linear import (
+    bigm_model,
+    check_fs_inputs,
+    cop_model,
+    estimate_big_m,
+    solve_fs_model,
+    solve_svm,
+    sr_dlmp_model,
+    svm_model,
+)
+from sparsekm.relaxations.fs_linear import solve_relaxation
+from sparsekm.solvers import SolverError, solve
+
+TOL = 1e-5
+
+
+def _try(model, X, y, solver):
+    try:
+        return solve_fs_model(model, X, y, solver=solver, time_limit=60)
+    except SolverError as exc:  # commercial solver absent or over its size limit
+        pytest.skip(f"{solver}: {exc}")
+
+
+CASES = [("rand0", 3, 1.0), ("wholesale", 3, 1.0)]
+
+
+@pytest.mark.parametrize("solver", ["scip", "gurobi"])
+@pytest.mark.parametrize("key,B,C", CASES)
+def test_bigmp_and_cop_reach_enumerated_optimum(solver: str, key: str, B: int, C: float
+                                                ) -> None:
+    """BigMP (6) (= B and <= B), CoP (7) (bilinear and perspective) reach the optimum of (2)
+    found by enumerating all C(n, B) supports, with two different MIQP solvers."""
+    X, y = get(key)
+    opt, S, _ = enum_opt(key, B, C)
+    M = estimate_big_m(X, y, B, C)
+    models = [bigm_model(X, y, B, C, M, "eq"), bigm_model(X, y, B, C, M, "le"),
+              cop_model(X, y, B, C, "eq"), cop_model(X, y, B, C, "le"),
+              cop_model(X, y, B, C, form="perspective")]
+    for mdl in models:
+        res, raw = _try(mdl, X, y, solver)
+        assert raw.status.value == "optimal", (mdl.name, raw.message)
+        assert math.isclose(res.objective, opt, rel_tol=TOL), (mdl.name, res.objective, opt)
+        assert tuple(res.selected) == S
+        assert res.lower_bound <= opt * (1 + TOL)
+        assert math.isclose(raw.objective, opt, rel_tol=2e-4)
+
+
+def test_restricted_cop_cuts_and_infeasibility() -> None:
+    """CoP(K) (16): (17) objective <= UB below the optimum is infeasible (a normal status);
+    (18) forces a feature of the new bucket."""
+    key, B, C = "rand0", 3, 1.0
+    X, y = get(key)
+    opt, S, _ = enum_opt(key, B, C)
+    K = list(range(X.shape[1]))
+    res, raw = solve_fs_model(cop_model(X, y, B, C, "le", K=K, ub=opt * 0.99), X, y)
+    assert raw.status.value == "infeasible" and not res.has_solution
+    new = [j for j in K if j not in S][:3]
+    res, raw = solve_fs_model(cop_model(X, y, B, C, "le", K=K, new_features=new), X, y)
+    assert set(res.selected) & set(new)
+    assert res.objective > opt * (1 + 1e-6)
+    # restricted to a subset smaller than B: "<= B" keeps it feasible, w = 0 outside K
+    res, _ = solve_fs_model(cop_model(X, y, B, C, "le", K=[5, 6]), X, y)
+    assert set(res.selected) <= {5, 6}
+    assert math.isclose(res.objective, solve_svm(X, y, C, features=[5, 6])[2], rel_tol=1e-6)
+
+
+def test_sr_dlmp_bounds() -> None:
+    """SR-DLMP(K) (21): K = {} gives the DSCoP (13) bound, any K a bound <= optimum, and
+    K = [1:n] the optimum itself (both forms)."""
+    key, B, C = "rand0", 3, 1.0
+    X, y = get(key)
+    n = X.shape[1]
+    opt, _, _ = enum_opt(key, B, C)
+    dscop = solve_relaxation(X, y, B, C, "dscop").bound
+    r0 = solve(sr_dlmp_model(X, y, B, C, K=[]))
+    assert math.isclose(r0.objective, dscop, rel_tol=1e-5)
+    M = estimate_big_m(X, y, B, C)
+    prev = dscop
+    for K in ([0, 1], [0, 1, 2, 3], list(range(n))):
+        for form in ("perspective", "paper"):
+            r = solve(sr_dlmp_model(X, y, B, C, K=K, M=M, form=form), mip_gap=1e-8)
+            assert r.bound <= opt * (1 + TOL)
+            assert r.bound >= prev * (1 - 1e-4)
+        prev = r.bound
+    assert math.isclose(prev, opt, rel_tol=2e-4)
+
+
+def test_plain_and_elastic_net_svm() -> None:
+    """SVM (1) Pyomo model = direct QP; EN-SVM (Sec. 5.4) with a huge l1 gives w = 0."""
+    X, y = get("rand1")
+    w, b, obj = solve_svm(X, y, 10.0)
+    r = solve(svm_model(X, y, 10.0))
+    assert math.isclose(r.objective, obj, rel_tol=1e-6)
+    w_en, _, _ = solve_svm(X, y, 1.0, l1=1e4)
+    assert np.allclose(w_en, 0.0, atol=1e-6)
+    w_en2, _, obj2 = solve_svm(X, y, 10.0, l1=16.0)
+    assert np.count_nonzero(np.abs(w_en2) > 1e-6) < np.count_nonzero(np.abs(w) > 1e-6)
+    r2 = solve(svm_model(X, y, 10.0, l1=16.0))
+    assert math.isclose(r2.objective, obj2, rel_tol=1e-5)
+
+
+@pytest.mark.parametrize("kw,msg", [
+    (dict(B=9), "exceeds the number of features"), (dict(B=0), "must be an integer >= 1"),
+    (dict(C=0.0), "C=0.0 must be"), (dict(y1=True), "one class"),
+])
+def test_bad_input_messages(kw: dict, msg: str) -> None:
+    X, y = get("rand0")
+    if kw.pop("y1", False):
+        y = np.ones_like(y)
+    with pytest.raises(ValueError, match=msg):
+        check_fs_inputs(X, y, kw.get("B", 3), kw.get("C", 1.0))
+    with pytest.raises(ValueError, match="2-D"):
+        check_fs_inputs(X[0], y)
