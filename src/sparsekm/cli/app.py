@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import warnings
 from typing import Annotated
 
 import typer
@@ -64,8 +63,6 @@ def demo_cmd(
 
 def main() -> None:
     """Console-script entry point."""
-    # Third-party deprecation notices (e.g. Pyomo's Xpress plugin) are not the user's concern.
-    warnings.filterwarnings("ignore", category=DeprecationWarning)
     app()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -69,7 +70,9 @@ class PyomoAdapter:
               solver_label: str, version: str) -> SolveResult:
         import pyomo.environ as pyo
 
-        opt = pyo.SolverFactory(self.factory_name)
+        with warnings.catch_warnings():  # plugin imports emit third-party deprecations
+            warnings.simplefilter("ignore", DeprecationWarning)
+            opt = pyo.SolverFactory(self.factory_name)
         native = {**self.map_options(options), **options.extra}
         kwargs: dict[str, Any] = {"load_solutions": False, "tee": options.verbose}
         if native:
@@ -78,7 +81,9 @@ class PyomoAdapter:
             kwargs["warmstart"] = True
         t0 = time.perf_counter()
         try:
-            results = opt.solve(model, **kwargs)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                results = opt.solve(model, **kwargs)
         except Exception as exc:  # solver raised: licence limits get a clear, typed error
             text = str(exc)
             if any(m in text for m in LICENCE_MARKERS):
