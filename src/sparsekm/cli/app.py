@@ -7,8 +7,10 @@ from typing import Annotated
 
 import typer
 
-from . import fs_linear  # noqa: F401 - registers `solve/relax fs-linear` (paper D)
-from . import solve_svm  # noqa: F401 - registers `solve svm`
+from . import (
+    fs_linear,  # noqa: F401 - registers `solve/relax fs-linear` (paper D)
+    solve_svm,  # noqa: F401 - registers `solve svm`
+)
 from .common import JsonOpt, cli_errors, relax_app, solve_app
 
 app = typer.Typer(help="sparsekm: sparse, interpretable kernel machines by mathematical "
