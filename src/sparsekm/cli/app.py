@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from . import (
+    fs_kernel,  # noqa: F401 - registers `solve fs-kernel` (paper A)
     fs_linear,  # noqa: F401 - registers `solve/relax fs-linear` (paper D)
     solve_svm,  # noqa: F401 - registers `solve svm`
 )

@@ -10,7 +10,8 @@ import importlib
 import time
 from collections.abc import Iterator
 
-SECTIONS: list[str] = ["fs_linear"]  # modules (under sparsekm.cli) exposing demo_section(ds, quick)
+# modules under sparsekm.cli exposing demo_section(ds, quick)
+SECTIONS: list[str] = ["fs_linear", "fs_kernel"]
 
 
 def _rule(title: str) -> str:

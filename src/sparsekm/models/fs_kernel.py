@@ -1,0 +1,162 @@
+"""Paper A's exact formulations for kernel-SVM feature selection with binary masks.
+
+* :func:`fs_kernel_minlp` -- the MINLP (4): ``min_{alpha, beta} 1/2 sum_{i,h} y^i y^h alpha_i
+  alpha_h k_beta(x^i, x^h) - sum_i alpha_i`` s.t. ``y'alpha = 0``, ``sum_j beta_j = B``,
+  ``0 <= alpha <= C``, ``beta in {0,1}^n``, for the polynomial kernel
+  ``k_beta = (gamma sum_j beta_j x_j^i x_j^h + c)^d`` and the Gaussian kernel
+  ``k_beta = exp(-gamma sum_j beta_j (x_j^i - x_j^h)^2)`` (Section 2.2). A global MINLP solver
+  (SCIP by default) plays the role of the paper's Baron runs.
+* ``fs_kernel_minlp(..., relax=True)`` -- its continuous relaxation ``beta in [0,1]^n``, an
+  NLP for Ipopt (the paper's Ipopt baseline, Section 5.2, rounds the B largest ``beta_j``).
+* :func:`fs_kernel_beta_subproblem` -- the beta-subproblem (5) for a fixed ``alpha``.
+
+These models are for small instances (m up to a few dozen); the heuristics in
+:mod:`sparsekm.algorithms` handle full datasets.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from sparsekm.solvers import ProblemClass, declare_class
+
+__all__ = ["fs_kernel_beta_subproblem", "fs_kernel_minlp"]
+
+
+def _validate(X: Any, y: Any, kernel: str, B: int | None, C: float, gamma: float,
+              degree: int, coef0: float) -> tuple[np.ndarray, np.ndarray, str, int]:
+    from sparsekm.algorithms.fs_kernel_core import FSKernelProblem
+
+    p = FSKernelProblem(X, y, kernel, B, C, gamma, degree, coef0)
+    return p.X, p.y, p.kernel, int(p.B)
+
+
+def _kernel_terms(X: np.ndarray, kernel: str, gamma: float) -> list[tuple[int, int, np.ndarray]]:
+    """Upper-triangle pairs ``(i, h, g)`` with ``g_j = gamma x_j^i x_j^h`` (poly) or
+    ``(x_j^i - x_j^h)^2`` (rbf)."""
+    m = X.shape[0]
+    out = []
+    for i in range(m):
+        for h in range(i, m):
+            g = gamma * X[i] * X[h] if kernel == "poly" else (X[i] - X[h]) ** 2
+            out.append((i, h, g))
+    return out
+
+
+def _weighted_kernel_sum(mdl: Any, X: np.ndarray, w: Any, kernel: str, gamma: float,
+                         degree: int, coef0: float, aux: bool) -> Any:
+    """``sum_{i,h} w(i, h) k_beta(x^i, x^h)`` using symmetry (i <= h).
+
+    With ``aux=True`` every pair gets a variable ``s[i,h] = sum_j g_j beta_j`` (a linear
+    equality) and the kernel is ``(s + c)^d`` or ``exp(-gamma s)``; without it the sum sits
+    inside the power, which Pyomo's SCIP writer expands term by term (for n = 30, d = 5 it
+    used more than 6 GB before SCIP started).
+    """
+    import pyomo.environ as pyo
+
+    pairs = _kernel_terms(X, kernel, gamma)
+    if aux:
+        mdl.P = pyo.Set(initialize=[(i, h) for i, h, _ in pairs], dimen=2)
+        mdl.s = pyo.Var(mdl.P, domain=pyo.NonNegativeReals if kernel == "rbf" else pyo.Reals)
+        mdl.s_def = pyo.ConstraintList()
+    terms = []
+    for i, h, g in pairs:
+        nz = np.flatnonzero(g)
+        lin = pyo.quicksum(float(g[j]) * mdl.beta[j] for j in nz) if nz.size else 0.0
+        if aux:
+            mdl.s_def.add(mdl.s[i, h] == lin)
+            lin = mdl.s[i, h]
+        if kernel == "poly":
+            k = (lin + coef0) ** degree
+        else:
+            k = pyo.exp(-gamma * lin) if nz.size else 1.0
+        terms.append((1.0 if i == h else 2.0) * w(i, h) * k)
+    return pyo.quicksum(terms)
+
+
+def fs_kernel_minlp(X: Any, y: Any, kernel: str = "poly", B: int | None = None, C: float = 10.0,
+                    gamma: float = 0.1, degree: int = 2, coef0: float = 1.0,
+                    relax: bool = False, beta_start: Any = None, aux: bool = True) -> Any:
+    """Pyomo model of Paper A's MINLP (4) (or its relaxation with ``relax=True``).
+
+    Parameters
+    ----------
+    X, y : arrays (m, n), (m,)
+        Samples and labels in {-1, +1}.
+    kernel : {"poly", "rbf"}
+    B : int, optional
+        ``sum_j beta_j = B``; default ``floor(n / 2)``.
+    C, gamma, degree, coef0 : float, float, int, float
+        ``C`` of (3), kernel ``gamma``, ``d`` and ``c``.
+    relax : bool
+        ``beta_j in [0, 1]`` instead of binary (declared NLP; default solver Ipopt).
+    beta_start : array (n,), optional
+        Initial values for ``beta`` (Ipopt's start point; a hint for MINLP solvers).
+    aux : bool
+        One auxiliary variable ``s[i,h] = sum_j g_j^{ih} beta_j`` per pair (default; keeps
+        the solver's expression small). ``False`` writes the sums inside the kernel.
+
+    Returns
+    -------
+    pyomo.environ.ConcreteModel
+        Variables ``alpha[i]``, ``beta[j]``; declared MINLP (or NLP when relaxed). The
+        objective sense is Paper A's (minimization over alpha *and* beta).
+    """
+    import pyomo.environ as pyo
+
+    X, y, kernel, B = _validate(X, y, kernel, B, C, gamma, degree, coef0)
+    m, n = X.shape
+    mdl = pyo.ConcreteModel(name="Paper A MINLP (4)" + (" relaxation" if relax else ""))
+    mdl.I = pyo.RangeSet(0, m - 1)
+    mdl.J = pyo.RangeSet(0, n - 1)
+    mdl.alpha = pyo.Var(mdl.I, bounds=(0.0, float(C)), initialize=0.0)
+    dom = pyo.UnitInterval if relax else pyo.Binary
+    if beta_start is not None:
+        init = np.asarray(beta_start, dtype=float)
+        if init.shape != (n,):
+            raise ValueError(f"beta_start must have length n={n}, got shape {init.shape}")
+        if not relax:
+            init = (init > 0.5).astype(float)
+    elif relax:
+        init = np.full(n, B / n)
+    else:
+        init = None
+    mdl.beta = pyo.Var(mdl.J, domain=dom,
+                       initialize=None if init is None else (lambda _, j: float(init[j])))
+    mdl.balance = pyo.Constraint(expr=pyo.quicksum(float(y[i]) * mdl.alpha[i] for i in mdl.I)
+                                 == 0)
+    mdl.cardinality = pyo.Constraint(expr=pyo.quicksum(mdl.beta[j] for j in mdl.J) == B)
+    quad = _weighted_kernel_sum(
+        mdl, X, lambda i, h: float(y[i] * y[h]) * mdl.alpha[i] * mdl.alpha[h], kernel, gamma,
+        degree, coef0, aux)
+    mdl.obj = pyo.Objective(expr=0.5 * quad - pyo.quicksum(mdl.alpha[i] for i in mdl.I),
+                            sense=pyo.minimize)
+    return declare_class(mdl, ProblemClass.NLP if relax else ProblemClass.MINLP)
+
+
+def fs_kernel_beta_subproblem(X: Any, y: Any, alpha: Any, kernel: str = "poly",
+                              B: int | None = None, gamma: float = 0.1, degree: int = 2,
+                              coef0: float = 1.0) -> Any:
+    """Pyomo model of Paper A's beta-subproblem (5) for fixed ``alpha`` (bar-alpha).
+
+    ``min_beta 1/2 sum_{i,h} alpha_i alpha_h y^i y^h k_beta(x^i, x^h)`` s.t.
+    ``sum_j beta_j = B``, ``beta in {0,1}^n`` -- i.e. ``min 1/2 F(S)``, ``|S| = B`` (10).
+    Only samples with ``alpha_i > 0`` enter. Declared MINLP.
+    """
+    import pyomo.environ as pyo
+
+    alpha = np.asarray(alpha, dtype=float)
+    X, y, kernel, B = _validate(X, y, kernel, B, 1.0, gamma, degree, coef0)
+    sv = np.flatnonzero(alpha > 0)
+    Xs, a = X[sv], (alpha * y)[sv]
+    n = X.shape[1]
+    mdl = pyo.ConcreteModel(name="Paper A beta-subproblem (5)")
+    mdl.J = pyo.RangeSet(0, n - 1)
+    mdl.beta = pyo.Var(mdl.J, domain=pyo.Binary, initialize=lambda _, j: float(j < B))
+    mdl.cardinality = pyo.Constraint(expr=pyo.quicksum(mdl.beta[j] for j in mdl.J) == B)
+    quad = _weighted_kernel_sum(mdl, Xs, lambda i, h: float(a[i] * a[h]), kernel, gamma, degree,
+                                coef0, aux=True)
+    mdl.obj = pyo.Objective(expr=0.5 * quad, sense=pyo.minimize)
+    return declare_class(mdl, ProblemClass.MINLP)

@@ -1,0 +1,84 @@
+"""``sparsekm solve fs-kernel`` JSON contract and the demo section (Paper A)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import sparsekm.cli.fs_kernel as fsk
+from sparsekm.cli.app import app
+
+KEYS = {"problem", "method", "solver", "data", "m", "n", "params", "status", "objective",
+        "lower_bound", "gap", "selected", "selected_names", "time_s", "train_accuracy"}
+
+
+def _run(*args):
+    return CliRunner().invoke(app, ["solve", "fs-kernel", "--data", "cleveland", *args])
+
+
+@pytest.mark.parametrize("method", ["ls", "ls-star", "decsub", "rfe1", "rfe2"])
+def test_json_contract(method):
+    r = _run("--rows", "60", "--method", method, "--starts", "2", "--samples", "40",
+             "--test-size", "0.3", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert set(out) >= KEYS and out["problem"] == "fs-kernel" and out["method"] == method
+    assert out["n"] == 13 and out["params"]["B"] == 6 and len(out["selected"]) == 6
+    assert out["objective"] < 0 and 0.5 <= out["train_accuracy"] <= 1.0
+    assert 0.0 <= out["test_accuracy"] <= 1.0
+    if method not in ("rfe1", "rfe2"):
+        assert len(out["start_objectives"]) == 2
+        # paper sense (CLI default): the reported objective is the smallest start objective
+        assert out["objective"] == pytest.approx(min(out["start_objectives"]))
+
+
+def test_enumerate_certifies_both_senses():
+    outs = {}
+    for sense in ("paper", "margin"):
+        r = _run("--rows", "50", "--method", "enumerate", "--B", "3", "--sense", sense,
+                 "--n-jobs", "1", "--json")
+        assert r.exit_code == 0, r.output
+        outs[sense] = json.loads(r.stdout)
+        assert outs[sense]["status"] == "optimal"
+    assert outs["paper"]["objective"] < outs["margin"]["objective"]
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--B", "20"], "B=20 > n=13"),
+    (["--B", "0"], "B=0 < 1"),
+    (["--method", "decsub", "--sense", "margin"], "sense='paper' only"),
+    (["--method", "minlp", "--sense", "margin"], "sense='paper'"),
+    (["--method", "nope"], "choose one of"),
+    (["--kernel", "sigmoid"], "kernel must be"),
+])
+def test_errors_are_one_line(args, msg):
+    r = _run("--rows", "40", *args)
+    assert r.exit_code == 2
+    assert msg in r.stderr
+
+
+def test_demo_section_quick():
+    from sparsekm.cli.common import scale_fit_transform
+    from sparsekm.data import load_dataset
+
+    lines = fsk.demo_section(scale_fit_transform("standard", load_dataset("cleveland")),
+                             quick=True)
+    text = "\n".join(lines)
+    assert "paper A" in text and "sense=margin" in text and "sense=paper" in text
+    assert text.count("accuracy: train") == 2
+
+
+def test_minlp_and_relax_round_from_the_cli():
+    for method in ("minlp", "relax-round"):
+        r = _run("--rows", "12", "--B", "3", "--method", method, "--time-limit", "3", "--json")
+        assert r.exit_code == 0, r.output
+        out = json.loads(r.stdout)
+        assert out["method"] == method and len(out["selected"]) == 3
+        assert out["objective"] < 0
+        if method == "minlp":
+            assert out["status"] in ("optimal", "time_limit")
+            assert out["lower_bound"] is None or out["lower_bound"] <= out["objective"] + 1e-6
+        else:
+            assert out["integral"] in (True, False)
