@@ -30,28 +30,14 @@ def _check(y: np.ndarray, C: float, m: int) -> np.ndarray:
 
 
 def svm_primal_model(X: np.ndarray, y: np.ndarray, C: float) -> Any:
-    """Paper D eq. (1): min 1/2||w||^2 + C sum xi  s.t. y_i (w'x_i + b) >= 1 - xi_i, xi >= 0."""
-    import pyomo.environ as pyo
+    """Paper D eq. (1): min 1/2||w||^2 + C sum xi  s.t. y_i (w'x_i + b) >= 1 - xi_i, xi >= 0.
 
-    X = np.asarray(X, dtype=float)
-    m, n = X.shape
-    y = _check(y, C, m)
-    mdl = pyo.ConcreteModel(name="SVM primal (paper D eq. 1)")
-    mdl.I = pyo.RangeSet(0, m - 1)
-    mdl.J = pyo.RangeSet(0, n - 1)
-    mdl.w = pyo.Var(mdl.J)
-    mdl.b = pyo.Var()
-    mdl.xi = pyo.Var(mdl.I, domain=pyo.NonNegativeReals)
-    mdl.obj = pyo.Objective(expr=0.5 * pyo.quicksum(mdl.w[j] ** 2 for j in mdl.J)
-                            + C * pyo.quicksum(mdl.xi[i] for i in mdl.I))
-    rows = [np.flatnonzero(X[i]) for i in range(m)]
+    One builder serves the plain SVM and the feature-selection models of paper D:
+    this is :func:`sparsekm.models.fs_linear.svm_model` with ``l1 = 0``.
+    """
+    from sparsekm.models.fs_linear import svm_model
 
-    def margin(mdl: Any, i: int) -> Any:
-        f = pyo.quicksum(float(X[i, j]) * mdl.w[j] for j in rows[i]) + mdl.b
-        return float(y[i]) * f >= 1 - mdl.xi[i]
-
-    mdl.margin = pyo.Constraint(mdl.I, rule=margin)
-    return declare_class(mdl, ProblemClass.QP)
+    return svm_model(X, y, C)
 
 
 def svm_dual_model(K: np.ndarray, y: np.ndarray, C: float, form: str = "factored") -> Any:
