@@ -319,3 +319,12 @@ def test_solver_choice_from_environment_and_toml(monkeypatch, tmp_path) -> None:
     (tmp_path / "sparsekm.toml").write_text('[solvers]\nSDP = "highs"\n')
     with pytest.raises(SolverCapabilityError, match=r"sparsekm.toml.*clarabel"):
         solve(sdp_cvxpy())
+
+
+def test_relative_gap_convention() -> None:
+    from sparsekm.solvers import relative_gap
+
+    assert relative_gap(0.15, 0.12) == pytest.approx(0.2)  # |UB - LB| / |UB|, no floor at 1
+    assert relative_gap(-10.0, -12.0) == pytest.approx(0.2)
+    assert relative_gap(0.0, 0.0) == 0.0 and relative_gap(0.0, -1.0) == math.inf
+    assert relative_gap(None, 1.0) is None and relative_gap(1.0, -math.inf) is None

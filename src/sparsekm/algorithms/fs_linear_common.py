@@ -11,11 +11,11 @@ import numpy as np
 
 from sparsekm.models.fs_linear import (
     FSLinearResult,
-    check_fs_inputs,
     cop_model,
     result_from_support,
     solve_fs_model,
 )
+from sparsekm.solvers import relative_gap
 
 
 class Deadline:
@@ -82,17 +82,11 @@ def fallback_incumbent(X: np.ndarray, y: np.ndarray, B: int, C: float, order: np
 def finalize(best: FSLinearResult, method: str, deadline: Deadline, lb: float | None,
              timed_out: bool, **info: Any) -> FSLinearResult:
     """Set method, time, bound/gap and status (time_limit when the budget ran out)."""
-    from sparsekm.models.fs_linear import rel_gap
-
     best.method = method
     best.time_s = deadline.elapsed()
     if lb is not None and best.objective is not None:
         best.lower_bound = min(lb, best.objective)
-        best.gap = rel_gap(best.objective, best.lower_bound)
+        best.gap = relative_gap(best.objective, best.lower_bound)
     best.status = "time_limit" if timed_out else best.status
     best.info.update(info)
     return best
-
-
-def check_common(X: Any, y: Any, B: int, C: float) -> tuple[np.ndarray, np.ndarray]:
-    return check_fs_inputs(X, y, B, C)

@@ -9,7 +9,6 @@ import numpy as np
 
 from sparsekm.algorithms.fs_linear_common import (
     Deadline,
-    check_common,
     dscop_ranking,
     finalize,
     rank_features,
@@ -17,11 +16,11 @@ from sparsekm.algorithms.fs_linear_common import (
 from sparsekm.algorithms.fs_linear_heuristic import STRATEGIES, run_strategy
 from sparsekm.models.fs_linear import (
     FSLinearResult,
-    rel_gap,
+    check_fs_inputs,
     result_from_support,
     sr_dlmp_model,
 )
-from sparsekm.solvers import solve
+from sparsekm.solvers import relative_gap, solve
 
 
 def solve_sr_dlmp(X: np.ndarray, y: np.ndarray, B: int, C: float, K: list[int],
@@ -72,7 +71,7 @@ def exact(X: Any, y: Any, B: int, C: float, s: int = 10, strategy: str = "kernel
     FSLinearResult with ``lower_bound``, ``gap`` and ``log`` (iter, LB, UB, gap, |K|, time).
     Status ``optimal`` when the gap closed, ``time_limit`` on the limit (incumbent returned).
     """
-    X, y = check_common(X, y, B, C)
+    X, y = check_fs_inputs(X, y, B, C)
     n = X.shape[1]
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy={strategy!r}: use one of {STRATEGIES}")
@@ -87,13 +86,13 @@ def exact(X: Any, y: Any, B: int, C: float, s: int = 10, strategy: str = "kernel
     UB = best.objective
     K = sorted(best.selected)
     Mval = math.sqrt(2.0 * UB) if M is None else M
-    log: list[dict[str, Any]] = [{"iter": 0, "LB": LB, "UB": UB, "gap": rel_gap(UB, LB),
+    log: list[dict[str, Any]] = [{"iter": 0, "LB": LB, "UB": UB, "gap": relative_gap(UB, LB),
                                   "K": len(K), "time_s": dl.elapsed()}]
     recent = [set(best.selected)]
     visited = {tuple(K)}
     timed_out = False
     it = 0
-    while (rel_gap(UB, LB) or 0.0) >= gap_tol:
+    while (relative_gap(UB, LB) or 0.0) >= gap_tol:
         if dl.expired():
             timed_out = True
             break
@@ -105,7 +104,7 @@ def exact(X: Any, y: Any, B: int, C: float, s: int = 10, strategy: str = "kernel
             LB = max(LB, min(sr["bound"], UB))
         row: dict[str, Any] = {"iter": it, "K": len(K), "sr_status": sr["status"]}
         if sr["status"] == "time_limit" or sr["u"] is None:
-            row.update(LB=LB, UB=UB, gap=rel_gap(UB, LB), time_s=dl.elapsed())
+            row.update(LB=LB, UB=UB, gap=relative_gap(UB, LB), time_s=dl.elapsed())
             log.append(row)
             timed_out = sr["status"] == "time_limit" or dl.expired()
             break
@@ -114,13 +113,13 @@ def exact(X: Any, y: Any, B: int, C: float, s: int = 10, strategy: str = "kernel
             cand = result_from_support(X, y, C, [j for j in range(n) if ut[j] < 0.5])
             if len(cand.selected) <= B and cand.objective < UB:
                 UB, best = cand.objective, cand
-        if (rel_gap(UB, LB) or 0.0) >= gap_tol and not dl.expired():
+        if (relative_gap(UB, LB) or 0.0) >= gap_tol and not dl.expired():
             hat = run_strategy(strategy, X, y, B, C, ut, dl, k, rho, miqp_solver,
                                subproblem_time_limit, cop_form)
             recent.append(set(hat.selected))
             if hat.objective < UB:
                 UB, best = hat.objective, hat
-        row.update(LB=LB, UB=UB, gap=rel_gap(UB, LB), time_s=dl.elapsed())
+        row.update(LB=LB, UB=UB, gap=relative_gap(UB, LB), time_s=dl.elapsed())
         log.append(row)
         if len(K) == n:  # SR-DLMP([1:n]) is CoP itself: LB is the solver's final word
             break
@@ -136,7 +135,7 @@ def exact(X: Any, y: Any, B: int, C: float, s: int = 10, strategy: str = "kernel
             newK = sorted(Kset | k_plus)
         visited.add(tuple(newK))
         K = newK
-    gap = rel_gap(UB, LB)
+    gap = relative_gap(UB, LB)
     best.status = "optimal" if gap is not None and gap < gap_tol else "feasible"
     best.log = log
     name = "exact"

@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from sparsekm.algorithms.fs_linear_common import Deadline, check_common, dscop_ranking, finalize
+from sparsekm.algorithms.fs_linear_common import Deadline, dscop_ranking, finalize
 from sparsekm.algorithms.fs_linear_kernel_search import kernel_search
 from sparsekm.algorithms.fs_linear_local_search import local_search
-from sparsekm.models.fs_linear import FSLinearResult, solve_svm
+from sparsekm.models.fs_linear import FSLinearResult, check_fs_inputs, solve_svm
 
 STRATEGIES = ("local-search", "kernel-search")
 
@@ -46,7 +46,7 @@ def heuristic(X: Any, y: Any, B: int, C: float, strategy: str = "kernel-search",
     """
     from sparsekm.relaxations.fs_linear import bigm_tightening
 
-    X, y = check_common(X, y, B, C)
+    X, y = check_fs_inputs(X, y, B, C)
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy={strategy!r}: use one of {STRATEGIES}")
     dl = Deadline(time_limit)

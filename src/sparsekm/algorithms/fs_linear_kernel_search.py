@@ -9,14 +9,13 @@ import numpy as np
 
 from sparsekm.algorithms.fs_linear_common import (
     Deadline,
-    check_common,
     dscop_ranking,
     fallback_incumbent,
     finalize,
     rank_features,
     solve_restricted,
 )
-from sparsekm.models.fs_linear import FSLinearResult
+from sparsekm.models.fs_linear import FSLinearResult, check_fs_inputs
 
 
 def kernel_search(X: Any, y: Any, B: int, C: float, rho: int = 10, u: np.ndarray | None = None,
@@ -40,7 +39,7 @@ def kernel_search(X: Any, y: Any, B: int, C: float, rho: int = 10, u: np.ndarray
     subproblem_time_limit : seconds per CoP subproblem (paper: 60); its incumbent is used.
     time_limit : global seconds; on the limit the incumbent is returned (status time_limit).
     """
-    X, y = check_common(X, y, B, C)
+    X, y = check_fs_inputs(X, y, B, C)
     n = X.shape[1]
     if rho < 1:
         raise ValueError(f"rho={rho} must be >= 1 (features per bucket)")

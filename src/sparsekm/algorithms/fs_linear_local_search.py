@@ -8,14 +8,13 @@ import numpy as np
 
 from sparsekm.algorithms.fs_linear_common import (
     Deadline,
-    check_common,
     dscop_ranking,
     fallback_incumbent,
     finalize,
     rank_features,
     solve_restricted,
 )
-from sparsekm.models.fs_linear import FSLinearResult
+from sparsekm.models.fs_linear import FSLinearResult, check_fs_inputs
 
 
 def local_search(X: Any, y: Any, B: int, C: float, k: int = 10, u: np.ndarray | None = None,
@@ -39,7 +38,7 @@ def local_search(X: Any, y: Any, B: int, C: float, k: int = 10, u: np.ndarray | 
     -------
     FSLinearResult with ``lower_bound`` = the DSCoP bound when (13) was solved here.
     """
-    X, y = check_common(X, y, B, C)
+    X, y = check_fs_inputs(X, y, B, C)
     n = X.shape[1]
     if k < 0:
         raise ValueError(f"k={k} must be >= 0 (the number of extra features beyond B)")

@@ -58,7 +58,7 @@ def solve_svm(ds, kernel: str, gamma: float | None, degree: int, coef0: float, C
     from sparsekm.algorithms.svm_dual import solve_svm_dual
     from sparsekm.kernels import kernel_matrix
     from sparsekm.models.svm import svm_dual_model, svm_dual_problem, svm_primal_model
-    from sparsekm.solvers import solve, supports
+    from sparsekm.solvers import relative_gap, solve, supports
 
     t0 = time.perf_counter()
     K = kernel_matrix(ds.X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0)
@@ -88,7 +88,7 @@ def solve_svm(ds, kernel: str, gamma: float | None, degree: int, coef0: float, C
                     "b": float(r.values["b"]), "n_support": None}
         alpha = np.asarray(r.values["alpha"], dtype=float)
     primal, lower, b = svm_certificate(K, y, alpha, C)
-    gap = abs(primal - lower) / max(1.0, abs(primal))
+    gap = relative_gap(primal, lower)
     return {"method": method, "solver": used, "status": status, "objective": primal,
             "lower_bound": lower, "gap": gap, "time_s": time.perf_counter() - t0, "b": b,
             "n_support": int((alpha > 1e-8 * C).sum())}

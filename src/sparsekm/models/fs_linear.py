@@ -29,7 +29,14 @@ from typing import Any
 
 import numpy as np
 
-from sparsekm.solvers import ProblemClass, SolveResult, Status, declare_class, solve
+from sparsekm.solvers import (
+    ProblemClass,
+    SolveResult,
+    Status,
+    declare_class,
+    relative_gap,
+    solve,
+)
 
 CARDINALITIES = ("eq", "le")
 COP_FORMS = ("bilinear", "perspective")
@@ -102,13 +109,6 @@ class FSLinearResult:
     @property
     def has_solution(self) -> bool:
         return self.w is not None and self.objective is not None
-
-
-def rel_gap(ub: float | None, lb: float | None) -> float | None:
-    """(UB - LB) / |UB| (the paper's gap of Algorithm 4), None when a side is missing."""
-    if ub is None or lb is None or not math.isfinite(ub) or not math.isfinite(lb):
-        return None
-    return max(0.0, (ub - lb) / max(abs(ub), 1e-12))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -423,7 +423,7 @@ def solve_fs_model(model: Any, X: Any, y: Any, solver: str | None = None,
     out.selected = sorted(int(j) for j in np.flatnonzero(np.abs(w) > sel_tol))
     if res.bound is not None and math.isfinite(res.bound) and d["K"] == list(range(d["n"])):
         out.lower_bound = min(res.bound, obj)
-        out.gap = rel_gap(obj, out.lower_bound)
+        out.gap = relative_gap(obj, out.lower_bound)
     else:
         out.lower_bound = None
     return out, res

@@ -67,8 +67,8 @@ class SolveResult:
     """What every backend returns.
 
     ``objective`` is the incumbent's value, ``bound`` the best proven bound in the objective's
-    direction (a lower bound when minimizing), ``gap`` = |objective - bound| / max(1, |objective|)
-    (the convention shared by Gurobi, SCIP and HiGHS up to the denominator floor).
+    direction (a lower bound when minimizing), ``gap`` = |objective - bound| / |objective|
+    (see :func:`relative_gap`).
     ``values`` maps each variable name to a float (scalar) or a numpy array in index order.
     """
 
@@ -125,9 +125,16 @@ def _finite_or_none(x: float | None) -> float | None:
 
 
 def relative_gap(objective: float | None, bound: float | None) -> float | None:
-    """|objective - bound| / max(1, |objective|); None when either is missing or infinite."""
+    """|objective - bound| / |objective| (Gurobi's convention and paper D's gap).
+
+    None when either side is missing or infinite; 0 when both are 0 (within 1e-9) and inf when
+    only the objective is 0 (a relative gap is then undefined).
+    """
     if objective is None or bound is None:
         return None
     if not (np.isfinite(objective) and np.isfinite(bound)):
         return None
-    return abs(objective - bound) / max(1.0, abs(objective))
+    diff = abs(objective - bound)
+    if abs(objective) < 1e-9:
+        return 0.0 if diff < 1e-9 else math.inf
+    return diff / abs(objective)
