@@ -271,7 +271,7 @@ def test_classify() -> None:
     assert classify(milp_cvxpy()) is PC.MILP and classify(miqp_cvxpy()) is PC.MIQP
     x = cp.Variable(2)
     assert classify(cp.Problem(cp.Minimize(cp.sum(cp.logistic(x))))) is PC.EXP
-    with pytest.raises(TypeError, match="Pyomo ConcreteModel or a cvxpy.Problem"):
+    with pytest.raises(TypeError, match="Pyomo ConcreteModel, a cvxpy.Problem"):
         solve(object())
 
 

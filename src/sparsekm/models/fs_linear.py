@@ -31,7 +31,7 @@ import numpy as np
 
 from sparsekm.solvers import (
     ProblemClass,
-    SolveResult,
+    Result,
     Status,
     declare_class,
     relative_gap,
@@ -386,7 +386,7 @@ def _full_vector(model: Any, name: str) -> np.ndarray:
 def solve_fs_model(model: Any, X: Any, y: Any, solver: str | None = None,
                    time_limit: float | None = None, mip_gap: float | None = 1e-6,
                    polish: bool = True, sel_tol: float = 1e-6, **opts: Any,
-                   ) -> tuple[FSLinearResult, SolveResult]:
+                   ) -> tuple[FSLinearResult, Result]:
     """Solve a model built by :func:`bigm_model` / :func:`cop_model` and read back (w, b).
 
     The selected features are those with |w_j| > ``sel_tol`` (for CoP the u_j = 0 ones); with

@@ -6,16 +6,17 @@ from typing import Any
 
 from .backends import BACKENDS, canonical_name
 from .classify import classify, framework_of
-from .config import PREFERENCE, configured_options, configured_solver
+from .config import PREFERENCE, configured_options, configured_solver, preference
 from .errors import SolverCapabilityError, SolverNotAvailableError
-from .types import ProblemClass, SolveResult, SolverOptions
+from .result import Result
+from .types import ProblemClass, SolverOptions
 
 
 def usable_solvers(problem_class: ProblemClass | None = None,
                    framework: str | None = None) -> list[str]:
     """Installed and licensed solvers (preference order), optionally filtered by capability."""
     out = []
-    for name in PREFERENCE:
+    for name in preference(framework):
         b = BACKENDS[name]
         if not b.availability().usable:
             continue
@@ -90,12 +91,12 @@ def resolve_solver(problem_class: ProblemClass, framework: str,
 def solve(model: Any, solver: str | None = None, *, time_limit: float | None = None,
           mip_gap: float | None = None, threads: int | None = None, verbose: bool = False,
           warm_start: bool = False, problem_class: ProblemClass | str | None = None,
-          **solver_options: Any) -> SolveResult:
+          **solver_options: Any) -> Result:
     """Solve a Pyomo model or a CVXPY problem with ``solver`` (or the configured default).
 
     Parameters
     ----------
-    model : pyomo ConcreteModel or cvxpy.Problem
+    model : pyomo ConcreteModel, cvxpy.Problem, :class:`CallbackNLP` or :class:`ConicQP`
     solver : name such as ``"scip"``, ``"highs"``, ``"clarabel"``, ``"gurobi"``; None uses
         the configured default for the model's class (see :mod:`sparsekm.solvers.config`).
     time_limit, mip_gap, threads, verbose, warm_start : common options, mapped per solver.
@@ -104,7 +105,7 @@ def solve(model: Any, solver: str | None = None, *, time_limit: float | None = N
 
     Returns
     -------
-    SolveResult
+    Result
         A time limit returns status ``time_limit`` with the incumbent and bound when the
         solver has them; a solver failure returns status ``error`` with its message.
     """

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from .cvxpy_adapter import CvxpyAdapter
-from .ipopt_adapter import IpoptPyomoAdapter
+from .cvxpy_adapter import CvxpyAdapter, interior_point_bound, scs_dual_bound
+from .ipopt_adapter import IpoptAdapter
 from .pyomo_adapter import PyomoAdapter
+from .qp import ClarabelMatrixAdapter, matrix_adapter
 from .types import ProblemClass as PC
 from .types import SolverOptions
 
@@ -53,6 +54,10 @@ class Backend:
     probe: Callable[[], tuple[bool, str]] | None = None  # -> (licensed, note)
     extra: str = ""  # pip extra that installs it
     engine_version: Callable[[], str] | None = None  # the solver's own version, if not dist's
+
+    def __post_init__(self) -> None:
+        if "matrix" not in self.adapters and (m := matrix_adapter(self.adapters)) is not None:
+            self.adapters["matrix"] = m
 
     @property
     def classes(self) -> frozenset[PC]:
@@ -184,14 +189,17 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in [
                                       mip_gap="limits/gap")),
     }, engine_version=_scip_version),
     Backend("clarabel", "Clarabel", "clarabel", "clarabel", False, {
-        "cvxpy": CvxpyAdapter("CLARABEL", _ALL_CONTINUOUS_CONIC, _opts(time_limit="time_limit")),
+        "cvxpy": CvxpyAdapter("CLARABEL", _ALL_CONTINUOUS_CONIC, _opts(time_limit="time_limit"),
+                              dual_bound=interior_point_bound()),
+        "matrix": ClarabelMatrixAdapter(),
     }),
     Backend("scs", "SCS", "scs", "scs", False, {
         "cvxpy": CvxpyAdapter("SCS", _ALL_CONTINUOUS_CONIC,
-                              _opts(time_limit="time_limit_secs")),
+                              _opts(time_limit="time_limit_secs"), dual_bound=scs_dual_bound),
     }),
     Backend("ipopt", "Ipopt", "cyipopt", "cyipopt-wheels", False, {
-        "pyomo": IpoptPyomoAdapter({LP, QP, NLP}),
+        "pyomo": IpoptAdapter("pyomo", {LP, QP, NLP}),
+        "callbacks": IpoptAdapter("callbacks", {NLP}),
     }, engine_version=_ipopt_version),
     Backend("gurobi", "Gurobi", "gurobipy", "gurobipy", True, {
         "pyomo": PyomoAdapter("gurobi_direct_minlp",

@@ -23,15 +23,22 @@ _EXP_ATOMS = {"exp", "log", "entr", "kl_div", "rel_entr", "logistic", "log_sum_e
 
 
 def framework_of(model: Any) -> str:
-    """'pyomo' or 'cvxpy'; TypeError for anything else."""
+    """'pyomo', 'cvxpy', 'callbacks' (a CallbackNLP) or 'matrix' (a ConicQP)."""
+    from .nlp import CallbackNLP
+    from .qp import ConicQP
+
+    if isinstance(model, CallbackNLP):
+        return "callbacks"
+    if isinstance(model, ConicQP):
+        return "matrix"
     mod = type(model).__module__
     if mod.startswith("pyomo"):
         return "pyomo"
     if mod.startswith("cvxpy"):
         return "cvxpy"
     raise TypeError(
-        f"cannot solve an object of type {type(model).__name__}: pass a Pyomo ConcreteModel "
-        "or a cvxpy.Problem")
+        f"cannot solve an object of type {type(model).__name__}: pass a Pyomo ConcreteModel, "
+        "a cvxpy.Problem, a sparsekm.solvers.CallbackNLP or a sparsekm.solvers.ConicQP")
 
 
 def declare_class(model: Any, problem_class: ProblemClass | str) -> Any:
@@ -49,7 +56,10 @@ def classify(model: Any) -> ProblemClass:
     declared = getattr(model, _ATTR, None)
     if declared is not None:
         return ProblemClass(declared)
-    if framework_of(model) == "pyomo":
+    framework = framework_of(model)
+    if framework in ("callbacks", "matrix"):
+        return model.problem_class
+    if framework == "pyomo":
         return _classify_pyomo(model)
     return _classify_cvxpy(model)
 

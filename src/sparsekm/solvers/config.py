@@ -28,6 +28,13 @@ from .types import ProblemClass
 
 # Open-source first; the first usable and capable one is the built-in default.
 PREFERENCE = ["highs", "clarabel", "ipopt", "scip", "scs", "gurobi", "cplex", "xpress", "mosek"]
+# Per framework where the general order is not the fastest: Clarabel runs matrix QPs natively.
+FRAMEWORK_PREFERENCE = {"matrix": ["clarabel"] + [s for s in PREFERENCE if s != "clarabel"]}
+
+
+def preference(framework: str | None = None) -> list[str]:
+    """The built-in solver order for models of ``framework``."""
+    return FRAMEWORK_PREFERENCE.get(framework or "", PREFERENCE)
 
 
 def config_files() -> list[Path]:

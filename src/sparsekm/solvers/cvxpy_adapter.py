@@ -8,9 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from .errors import SolverNotAvailableError
-from .pyomo_adapter import LICENCE_MARKERS
-from .types import ProblemClass, SolveResult, SolverOptions, Status, relative_gap
+from .errors import SolverNotAvailableError, licence_error
+from .result import Result, SolutionStatus, Termination
+from .types import ProblemClass, SolverOptions
+
+DualBound = Callable[[Any, float], "float | None"]
 
 
 def cvxpy_values(problem: Any) -> dict[str, Any]:
@@ -22,62 +24,84 @@ def cvxpy_values(problem: Any) -> dict[str, Any]:
     return out
 
 
+def scs_dual_bound(problem: Any, objective: float) -> float | None:
+    """SCS's dual objective (plus CVXPY's constant offset): a bound, unlike its primal value."""
+    info = (getattr(problem.solver_stats, "extra_stats", None) or {}).get("info", {})
+    if "dobj" not in info or "pobj" not in info:
+        return None
+    return float(info["dobj"]) + (objective - float(info["pobj"]))
+
+
+def interior_point_bound(tol_abs: float = 1e-8, tol_rel: float = 1e-8) -> DualBound:
+    """An interior-point solver's value minus its own duality-gap tolerance."""
+    return lambda problem, objective: objective - (tol_abs + tol_rel * abs(objective))
+
+
 class CvxpyAdapter:
-    """Solve CVXPY problems with ``problem.solve(solver=cvxpy_name, ...)``."""
+    """Solve CVXPY problems with ``problem.solve(solver=cvxpy_name, ...)``.
+
+    ``dual_bound(problem, objective)`` turns a solved continuous problem into a certified
+    bound (the dual objective); without it the optimal value is taken as the bound.
+    """
 
     framework = "cvxpy"
 
     def __init__(self, cvxpy_name: str, classes: set[ProblemClass],
-                 map_options: Callable[[SolverOptions], dict[str, Any]]) -> None:
+                 map_options: Callable[[SolverOptions], dict[str, Any]],
+                 dual_bound: DualBound | None = None) -> None:
         self.cvxpy_name = cvxpy_name
         self.classes = frozenset(classes)
         self.map_options = map_options
+        self.dual_bound = dual_bound
 
     def solve(self, problem: Any, options: SolverOptions, problem_class: ProblemClass,
-              solver_label: str, version: str) -> SolveResult:
+              solver_label: str, version: str) -> Result:
         import cvxpy as cp
 
         kwargs = {**self.map_options(options), **options.extra}
+        base = {"solver": solver_label, "version": version, "problem_class": problem_class}
         t0 = time.perf_counter()
         try:
             problem.solve(solver=self.cvxpy_name, verbose=options.verbose,
                           warm_start=options.warm_start, **kwargs)
         except cp.error.SolverError as exc:
             text = str(exc)
-            if any(m in text for m in LICENCE_MARKERS):
+            if licence_error(text):
                 raise SolverNotAvailableError(
                     f"{solver_label} refused the problem: {text.strip()[:300]}. Use an "
                     "open-source solver or install a full licence.") from exc
-            return SolveResult(status=Status.ERROR, solver=solver_label, version=version,
-                               problem_class=problem_class, time_s=time.perf_counter() - t0,
-                               message=f"SolverError: {text[:500]}")
+            return Result(termination=Termination.ERROR, time_s=time.perf_counter() - t0,
+                          message=f"SolverError: {text[:500]}", **base)
         elapsed = time.perf_counter() - t0
         st = problem.status
         value = problem.value
         objective = float(value) if value is not None and np.isfinite(value) else None
-        bound = None
+        term, sol, bound = Termination.CONVERGED, SolutionStatus.FEASIBLE, None
         message = st
         if st == cp.OPTIMAL:
-            status = Status.OPTIMAL
-            bound = objective if not problem_class.is_mixed_integer else \
-                _mip_bound(problem, objective)
+            sol = SolutionStatus.OPTIMAL
+            if problem_class.is_mixed_integer:
+                bound = _mip_bound(problem, objective)
+            elif objective is not None:
+                bound = self.dual_bound(problem, objective) if self.dual_bound else objective
         elif st in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
-            status, objective = Status.INFEASIBLE, None
+            term, sol, objective = Termination.INFEASIBLE, SolutionStatus.INFEASIBLE, None
         elif st in (cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE):
-            status, objective = Status.UNBOUNDED, None
+            term, sol, objective = Termination.UNBOUNDED, SolutionStatus.NONE, None
         elif st == cp.USER_LIMIT:
-            status = Status.TIME_LIMIT if options.time_limit else Status.FEASIBLE
-            bound = _mip_bound(problem, None)
+            term = Termination.TIME_LIMIT if options.time_limit else Termination.ITERATION_LIMIT
+            bound = _mip_bound(problem, None) if problem_class.is_mixed_integer else None
         elif st == cp.OPTIMAL_INACCURATE:
-            # Tolerances not met: the point is usable, the value is not a certified bound.
-            status = Status.FEASIBLE
+            # Tolerances not met: the point is usable, its value is not a certified bound.
+            term = Termination.ITERATION_LIMIT
             message = "optimal_inaccurate: solver tolerances not met; no certified bound"
         else:
-            status = Status.ERROR
-        return SolveResult(status=status, objective=objective, bound=bound,
-                           gap=relative_gap(objective, bound), time_s=elapsed,
-                           solver=solver_label, version=version, problem_class=problem_class,
-                           values=cvxpy_values(problem), message=message, raw=problem)
+            term, sol = Termination.ERROR, SolutionStatus.NONE
+        if objective is None and sol in (SolutionStatus.OPTIMAL, SolutionStatus.FEASIBLE):
+            sol = SolutionStatus.NONE
+        return Result(objective=objective, bound=bound, termination=term, solution_status=sol,
+                      time_s=elapsed, values=cvxpy_values(problem), message=message,
+                      raw=problem, **base)
 
 
 def _mip_bound(problem: Any, fallback: float | None) -> float | None:

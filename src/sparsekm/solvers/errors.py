@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+# Licence-limit messages of the commercial pip packages (see README, solver table).
+LICENCE_MARKERS = ("size-limited", "Community Edition", "too many rows and columns",
+                   "License", "license", "licence", "Model too large")
+
+
+def licence_error(text: str) -> bool:
+    """True when a solver's message says its licence refused the model."""
+    return any(m in text for m in LICENCE_MARKERS)
+
 
 class SolverError(RuntimeError):
     """Base class for solver-layer errors."""
@@ -17,3 +26,7 @@ class SolverCapabilityError(SolverError):
 
 class ModelClassError(SolverError):
     """The model's problem class could not be determined or is not supported."""
+
+
+class SolveFailedError(SolverError):
+    """A solve ended without a usable point (the message says why and what to try)."""

@@ -1,8 +1,9 @@
-"""Ipopt (bundled in ``cyipopt-wheels``) for Pyomo models, without an ``ipopt`` executable.
+"""Ipopt (bundled in ``cyipopt-wheels``) for Pyomo models and numpy callback NLPs.
 
 Pyomo's own ``ipopt`` plugin needs the executable and its ``cyipopt`` plugin needs PyNumero's
 compiled ASL library; neither exists on a fresh machine (see README, solver table). This adapter
-compiles the Pyomo model into numpy callbacks for ``cyipopt.Problem``:
+compiles a Pyomo model into the callbacks of a :class:`~sparsekm.solvers.nlp.CallbackNLP` and
+solves it, or solves a hand-written :class:`CallbackNLP` directly (one route for both):
 
 * quadratic parts (read with Pyomo's ``generate_standard_repn``) get exact, vectorised
   gradients, Jacobians and Hessians;
@@ -13,12 +14,15 @@ compiles the Pyomo model into numpy callbacks for ``cyipopt.Problem``:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from .nlp import CallbackNLP
 from .pyomo_adapter import pyomo_values
-from .types import ProblemClass, SolveResult, SolverOptions, Status, relative_gap
+from .result import Result, SolutionStatus, Termination
+from .types import CONVEX_CLASSES, ProblemClass, SolverOptions
 
 _INF = 1e20
 
@@ -83,7 +87,7 @@ class _SparseAccumulator:
 
 
 class _CompiledNLP:
-    """The callbacks cyipopt asks for, built once from the Pyomo model."""
+    """The callbacks cyipopt asks for, built once from the Pyomo model (in its own sense)."""
 
     def __init__(self, model: Any) -> None:
         import pyomo.environ as pyo
@@ -132,7 +136,7 @@ class _CompiledNLP:
 
     # --- cyipopt callbacks -------------------------------------------------------------
     def objective(self, x: np.ndarray) -> float:
-        return self.sign * self.obj.value(x, self.vars)
+        return self.obj.value(x, self.vars)
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
         p = self.obj
@@ -142,7 +146,7 @@ class _CompiledNLP:
         np.add.at(g, p.qj, p.qc * x[p.qi])
         if p.nl_expr is not None:
             np.add.at(g, p.nl_idx, p.nl_grad(x, self.vars))
-        return self.sign * g
+        return g
 
     def constraints(self, x: np.ndarray) -> np.ndarray:
         return np.array([p.value(x, self.vars) for p in self.cons])
@@ -161,56 +165,83 @@ class _CompiledNLP:
         return self.hess.rows, self.hess.cols
 
     def hessian(self, x: np.ndarray, lagrange: np.ndarray, obj_factor: float) -> np.ndarray:
-        weights = np.where(self._h_owner < 0, obj_factor * self.sign,
+        weights = np.where(self._h_owner < 0, obj_factor,
                            np.asarray(lagrange)[np.maximum(self._h_owner, 0)])
         return self.hess.values(weights * self._h_coef)
 
 
-_STATUS = {0: Status.OPTIMAL, 1: Status.OPTIMAL, 2: Status.INFEASIBLE, -1: Status.FEASIBLE,
-           -4: Status.TIME_LIMIT, 4: Status.UNBOUNDED}
+def compile_pyomo(model: Any) -> tuple[CallbackNLP, Callable[[np.ndarray], None]]:
+    """A Pyomo model as a :class:`CallbackNLP`, and a function loading a point back into it."""
+    nlp = _CompiledNLP(model)
+    cb = CallbackNLP(
+        n=nlp.n, x0=nlp.x0(), lb=nlp.lb, ub=nlp.ub, objective=nlp.objective,
+        gradient=nlp.gradient, constraints=nlp.constraints if nlp.cons else None,
+        jacobian=nlp.jacobian, jacobianstructure=nlp.jacobianstructure, cl=nlp.cl, cu=nlp.cu,
+        hessian=nlp.hessian if nlp.exact_hessian else None,
+        hessianstructure=nlp.hessianstructure if nlp.exact_hessian else None,
+        sense="min" if nlp.sign > 0 else "max")
+    return cb, lambda x: _load(nlp.vars, x, np.arange(nlp.n))
 
 
-class IpoptPyomoAdapter:
-    """Local NLP solves of Pyomo models with Ipopt through cyipopt."""
+_T, _S = Termination, SolutionStatus
+_STATUS = {0: (_T.CONVERGED, _S.OPTIMAL), 1: (_T.CONVERGED, _S.OPTIMAL),
+           2: (_T.INFEASIBLE, _S.INFEASIBLE), -1: (_T.ITERATION_LIMIT, _S.FEASIBLE),
+           -4: (_T.TIME_LIMIT, _S.FEASIBLE), 4: (_T.UNBOUNDED, _S.NONE)}
 
-    framework = "pyomo"
 
-    def __init__(self, classes: set[ProblemClass]) -> None:
+def solve_callbacks(nlp: CallbackNLP, options: SolverOptions, problem_class: ProblemClass,
+                    solver_label: str, version: str) -> tuple[Result, np.ndarray]:
+    """Solve ``nlp`` with Ipopt; returns the result and the final point x."""
+    import cyipopt
+
+    t0 = time.perf_counter()
+    m = 0 if nlp.constraints is None else len(nlp.cl)
+    prob = cyipopt.Problem(n=nlp.n, m=m, problem_obj=nlp.ipopt_callbacks(), lb=nlp.lb,
+                           ub=nlp.ub, cl=nlp.cl if m else np.zeros(0),
+                           cu=nlp.cu if m else np.zeros(0))
+    prob.add_option("print_level", 5 if options.verbose else 0)
+    prob.add_option("sb", "yes")
+    prob.add_option("nlp_lower_bound_inf", -_INF / 10)
+    prob.add_option("nlp_upper_bound_inf", _INF / 10)
+    if nlp.hessian is None:
+        prob.add_option("hessian_approximation", "limited-memory")
+    if options.time_limit:
+        prob.add_option("max_wall_time", float(options.time_limit))
+    for key, val in options.extra.items():
+        prob.add_option(key, val)
+    x, info = prob.solve(np.asarray(nlp.x0, dtype=float))
+    term, sol = _STATUS.get(int(info["status"]), (Termination.ERROR, SolutionStatus.NONE))
+    sign = 1.0 if nlp.sense == "min" else -1.0
+    objective = sign * float(info["obj_val"])
+    if sol in (SolutionStatus.INFEASIBLE, SolutionStatus.NONE):
+        objective = None
+    # Ipopt is a local method: its optimum certifies a bound only on convex classes.
+    convex = nlp.convex or problem_class in CONVEX_CLASSES
+    bound = objective if sol is SolutionStatus.OPTIMAL and convex else None
+    msg = info["status_msg"]
+    res = Result(objective=objective, bound=bound, termination=term, solution_status=sol,
+                 sense=nlp.sense, time_s=time.perf_counter() - t0, solver=solver_label,
+                 version=version, problem_class=problem_class,
+                 values=nlp.named_values(x) if objective is not None else {},
+                 message=msg.decode() if isinstance(msg, bytes) else str(msg), raw=info)
+    return res, x
+
+
+class IpoptAdapter:
+    """Local NLP solves with Ipopt through cyipopt: Pyomo models or :class:`CallbackNLP`."""
+
+    def __init__(self, framework: str, classes: set[ProblemClass]) -> None:
+        self.framework = framework
         self.classes = frozenset(classes)
 
     def solve(self, model: Any, options: SolverOptions, problem_class: ProblemClass,
-              solver_label: str, version: str) -> SolveResult:
-        import cyipopt
-
+              solver_label: str, version: str) -> Result:
+        if self.framework == "callbacks":
+            return solve_callbacks(model, options, problem_class, solver_label, version)[0]
         t0 = time.perf_counter()
-        nlp = _CompiledNLP(model)
-        prob = cyipopt.Problem(n=nlp.n, m=len(nlp.cons), problem_obj=nlp, lb=nlp.lb, ub=nlp.ub,
-                               cl=nlp.cl, cu=nlp.cu)
-        prob.add_option("print_level", 5 if options.verbose else 0)
-        prob.add_option("sb", "yes")
-        prob.add_option("nlp_lower_bound_inf", -_INF / 10)
-        prob.add_option("nlp_upper_bound_inf", _INF / 10)
-        if not nlp.exact_hessian:
-            prob.add_option("hessian_approximation", "limited-memory")
-        if options.time_limit:
-            prob.add_option("max_wall_time", float(options.time_limit))
-        for key, val in options.extra.items():
-            prob.add_option(key, val)
-        x, info = prob.solve(nlp.x0())
-        elapsed = time.perf_counter() - t0
-        code = int(info["status"])
-        status = _STATUS.get(code, Status.ERROR)
-        _load(nlp.vars, x, np.arange(nlp.n))
-        objective = nlp.sign * float(info["obj_val"])
-        if status in (Status.INFEASIBLE, Status.UNBOUNDED, Status.ERROR):
-            objective = None
-        # Ipopt is a local method: its optimum certifies a bound only on convex classes.
-        convex = problem_class in (ProblemClass.LP, ProblemClass.QP, ProblemClass.SOCP)
-        bound = objective if status is Status.OPTIMAL and convex else None
-        return SolveResult(status=status, objective=objective, bound=bound,
-                           gap=relative_gap(objective, bound), time_s=elapsed,
-                           solver=solver_label, version=version, problem_class=problem_class,
-                           values=pyomo_values(model) if objective is not None else {},
-                           message=info["status_msg"].decode() if isinstance(
-                               info["status_msg"], bytes) else str(info["status_msg"]),
-                           raw=info)
+        nlp, load = compile_pyomo(model)
+        res, x = solve_callbacks(nlp, options, problem_class, solver_label, version)
+        load(x)
+        res.values = pyomo_values(model) if res.objective is not None else {}
+        res.time_s = time.perf_counter() - t0
+        return res

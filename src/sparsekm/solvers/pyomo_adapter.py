@@ -1,7 +1,8 @@
-"""Run a Pyomo model through a Pyomo solver plugin and return a :class:`SolveResult`."""
+"""Run a Pyomo model through a Pyomo solver plugin and return a :class:`Result`."""
 
 from __future__ import annotations
 
+import logging
 import time
 import warnings
 from collections.abc import Callable
@@ -9,12 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from .errors import SolverNotAvailableError
-from .types import ProblemClass, SolveResult, SolverOptions, Status, relative_gap
-
-# Licence-limit messages of the commercial pip packages (see README, solver table).
-LICENCE_MARKERS = ("size-limited", "Community Edition", "too many rows and columns",
-                   "License", "license", "licence")
+from .errors import SolverNotAvailableError, licence_error
+from .result import Result, SolutionStatus, Termination
+from .types import CONVEX_CLASSES, ProblemClass, SolverOptions
 
 
 def pyomo_values(model: Any) -> dict[str, Any]:
@@ -37,14 +35,18 @@ def _objective(model: Any) -> Any:
     return next(model.component_data_objects(pyo.Objective, active=True, descend_into=True))
 
 
+_T, _S = Termination, SolutionStatus
+# Pyomo termination condition -> (termination, what a returned point is at best)
 _TC_MAP = {
-    "optimal": Status.OPTIMAL, "globallyOptimal": Status.OPTIMAL,
-    "locallyOptimal": Status.OPTIMAL, "maxTimeLimit": Status.TIME_LIMIT,
-    "infeasible": Status.INFEASIBLE, "infeasibleOrUnbounded": Status.INFEASIBLE,
-    "unbounded": Status.UNBOUNDED, "feasible": Status.FEASIBLE,
-    "maxIterations": Status.FEASIBLE, "maxEvaluations": Status.FEASIBLE,
-    "userInterrupt": Status.FEASIBLE, "minStepLength": Status.FEASIBLE,
-    "other": Status.FEASIBLE, "intermediateNonInteger": Status.FEASIBLE,
+    "optimal": (_T.CONVERGED, _S.OPTIMAL), "globallyOptimal": (_T.CONVERGED, _S.OPTIMAL),
+    "locallyOptimal": (_T.CONVERGED, _S.OPTIMAL), "maxTimeLimit": (_T.TIME_LIMIT, _S.FEASIBLE),
+    "infeasible": (_T.INFEASIBLE, _S.INFEASIBLE),
+    "infeasibleOrUnbounded": (_T.INFEASIBLE, _S.INFEASIBLE),
+    "unbounded": (_T.UNBOUNDED, _S.NONE), "feasible": (_T.CONVERGED, _S.FEASIBLE),
+    "maxIterations": (_T.ITERATION_LIMIT, _S.FEASIBLE),
+    "maxEvaluations": (_T.ITERATION_LIMIT, _S.FEASIBLE),
+    "userInterrupt": (_T.ERROR, _S.FEASIBLE), "minStepLength": (_T.ERROR, _S.FEASIBLE),
+    "other": (_T.CONVERGED, _S.FEASIBLE), "intermediateNonInteger": (_T.CONVERGED, _S.FEASIBLE),
 }
 
 
@@ -67,7 +69,7 @@ class PyomoAdapter:
         self.global_opt = global_opt
 
     def solve(self, model: Any, options: SolverOptions, problem_class: ProblemClass,
-              solver_label: str, version: str) -> SolveResult:
+              solver_label: str, version: str) -> Result:
         import pyomo.environ as pyo
 
         with warnings.catch_warnings():  # plugin imports emit third-party deprecations
@@ -79,6 +81,7 @@ class PyomoAdapter:
             kwargs["options"] = native
         if options.warm_start and getattr(opt, "warm_start_capable", lambda: False)():
             kwargs["warmstart"] = True
+        base = {"solver": solver_label, "version": version, "problem_class": problem_class}
         t0 = time.perf_counter()
         try:
             with warnings.catch_warnings():
@@ -86,41 +89,47 @@ class PyomoAdapter:
                 results = opt.solve(model, **kwargs)
         except Exception as exc:  # solver raised: licence limits get a clear, typed error
             text = str(exc)
-            if any(m in text for m in LICENCE_MARKERS):
+            if licence_error(text):
                 raise SolverNotAvailableError(
                     f"{solver_label} refused the model: {text.strip()[:300]}. Its installed "
                     "licence is size-limited or missing; use an open-source solver (e.g. "
                     "solver='scip') or install a full licence.") from exc
-            return SolveResult(status=Status.ERROR, solver=solver_label, version=version,
-                               problem_class=problem_class,
-                               time_s=time.perf_counter() - t0,
-                               message=f"{type(exc).__name__}: {text[:500]}")
+            return Result(termination=Termination.ERROR, time_s=time.perf_counter() - t0,
+                          message=f"{type(exc).__name__}: {text[:500]}", **base)
         elapsed = time.perf_counter() - t0
         tc = str(results.solver.termination_condition)
-        status = _TC_MAP.get(tc, Status.ERROR)
+        term, sol = _TC_MAP.get(tc, (Termination.ERROR, SolutionStatus.NONE))
         has_sol = len(results.solution) > 0
         objective = bound = None
         obj = _objective(model)
         if has_sol:
-            model.solutions.load_from(results)
+            _load_quietly(model, results)
             objective = float(pyo.value(obj.expr))
-        elif status in (Status.OPTIMAL, Status.FEASIBLE):
-            status = Status.ERROR
+        elif sol in (SolutionStatus.OPTIMAL, SolutionStatus.FEASIBLE):
+            sol = SolutionStatus.NONE
+            if term is Termination.CONVERGED:
+                term = Termination.ERROR
         minimize = obj.sense == pyo.minimize
         raw_bound = results.problem.lower_bound if minimize else results.problem.upper_bound
         if raw_bound is not None and np.isfinite(float(raw_bound)):
             bound = float(raw_bound)
-        certified = self.global_opt or problem_class in _CONVEX
+        certified = self.global_opt or problem_class in CONVEX_CLASSES
         if not certified:
-            bound = None
-        elif status is Status.OPTIMAL and bound is None:
+            bound = None  # a local optimum of a nonconvex model: no bound
+        elif sol is SolutionStatus.OPTIMAL and bound is None:
             bound = objective
-        return SolveResult(
-            status=status, objective=objective, bound=bound,
-            gap=relative_gap(objective, bound), time_s=elapsed, solver=solver_label,
-            version=version, problem_class=problem_class,
-            values=pyomo_values(model) if has_sol else {}, message=tc, raw=results)
+        return Result(objective=objective, bound=bound, termination=term, solution_status=sol,
+                      sense="min" if minimize else "max", time_s=elapsed,
+                      values=pyomo_values(model) if has_sol else {}, message=tc, raw=results,
+                      **base)
 
 
-_CONVEX = {ProblemClass.LP, ProblemClass.QP, ProblemClass.SOCP, ProblemClass.SDP,
-           ProblemClass.EXP}
+def _load_quietly(model: Any, results: Any) -> None:
+    """Load the solution without Pyomo's 'aborted status' warning (a time limit is normal)."""
+    log = logging.getLogger("pyomo.core")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        model.solutions.load_from(results)
+    finally:
+        log.setLevel(level)

@@ -1,0 +1,65 @@
+"""Where independent pieces of work run: in this process, in local worker processes, or on Dask.
+
+Methods with independent work (multistart, enumeration, tree search) call
+``executor.map(fn, items)``; results come back in the order of ``items``, so a seeded method
+returns the same answer whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from typing import Any
+
+__all__ = ["Executor", "as_executor"]
+
+
+class Executor:
+    """Ordered ``map`` over local processes (``workers``) or a ``dask.distributed`` client.
+
+    Parameters
+    ----------
+    workers : 1 runs in this process; ``None`` or -1 uses every core; k > 1 uses k processes.
+    client : a ``dask.distributed.Client`` (or a scheduler address ``"tcp://host:port"``);
+        when given, work is sent to its cluster and ``workers`` is ignored.
+    """
+
+    def __init__(self, workers: int | None = 1, client: Any = None) -> None:
+        if client is None and workers is not None and workers != -1 and workers < 1:
+            raise ValueError(f"workers={workers}: use 1 (serial), k > 1, or -1 / None (all "
+                             "cores)")
+        self.workers = (os.cpu_count() or 1) if workers in (None, -1) else int(workers)
+        self.client = client
+
+    @property
+    def parallel(self) -> bool:
+        return self.client is not None or self.workers > 1
+
+    def _dask_client(self) -> Any:
+        if isinstance(self.client, str):
+            from dask.distributed import Client
+
+            self.client = Client(self.client)
+        return self.client
+
+    def map(self, fn: Callable[..., Any], *iterables: Iterable[Any]) -> list[Any]:
+        """``[fn(*args) for args in zip(*iterables)]``, possibly in parallel, in order."""
+        args = [list(it) for it in iterables]
+        if self.client is not None:
+            client = self._dask_client()
+            return client.gather(client.map(fn, *args, pure=False))
+        if self.workers == 1 or len(args[0]) <= 1:
+            return [fn(*a) for a in zip(*args)]
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=min(self.workers, len(args[0]))) as pool:
+            return list(pool.map(fn, *args))
+
+
+def as_executor(executor: Any = None, workers: int | None = 1) -> Executor:
+    """An :class:`Executor` from an executor, a Dask client / address, or a worker count."""
+    if isinstance(executor, Executor):
+        return executor
+    if executor is not None:
+        return Executor(client=executor)
+    return Executor(workers)

@@ -1,0 +1,201 @@
+"""One registry of problems, formulations, relaxations, cuts and methods, with their papers.
+
+Every problem class registers itself with :func:`register_problem`; every formulation,
+relaxation, cut and method with :func:`register`, giving its paper and its equation or algorithm
+number. The CLI's choices and help, ``sparsekm solve/relax`` dispatch, the estimators' ``method=``
+validation and the README's method tables all read this registry, so adding a relaxation is one
+new module (found by :func:`discover`) plus its test.
+
+>>> from sparsekm import registry
+>>> registry.names("fs-linear", "relaxation")        # doctest: +SKIP
+['box', 'dscomp', 'dscop', ...]
+>>> registry.get("fs-linear", "method", "exact").citation   # doctest: +SKIP
+'paper D, Algorithm 4'
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+KINDS = ("formulation", "relaxation", "cut", "method")
+LAYERS = ("models", "relaxations", "algorithms")
+
+PAPERS = {
+    "A": "D'Onofrio, Faenza, Palagi: Combinatorial approaches for embedded feature selection "
+         "in nonlinear SVMs",
+    "B": "Sparse multiple kernel learning: alternating best response and semidefinite "
+         "relaxations",
+    "C": "Sparse kernel logistic regression by SMO",
+    "D": "Bomze, D'Onofrio, Palagi, Peng: Feature selection in linear SVMs via a hard "
+         "cardinality constraint: a scalable conic decomposition approach",
+    "E": "Min-max feature weighting for nonlinear SVMs",
+}
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A registered formulation, relaxation, cut or method."""
+
+    problem: str
+    kind: str
+    name: str
+    func: Callable[..., Any]
+    paper: str
+    ref: str
+    summary: str
+    problem_class: str | None = None
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def citation(self) -> str:
+        """``"paper D, eq. (7)"`` (or the outside reference as given)."""
+        return f"paper {self.paper}, {self.ref}" if self.paper in PAPERS else \
+            f"{self.paper}, {self.ref}"
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """Keyword-only parameters of ``func`` and their defaults (the method's options)."""
+        sig = inspect.signature(self.func)
+        return {p.name: p.default for p in sig.parameters.values()
+                if p.kind is inspect.Parameter.KEYWORD_ONLY}
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.func(*args, **kwargs)
+
+
+@dataclass(frozen=True)
+class ProblemInfo:
+    """A registered problem: its name, class, paper and title."""
+
+    name: str
+    cls: type
+    paper: str
+    title: str
+
+
+_ENTRIES: dict[tuple[str, str, str], Entry] = {}
+_ALIASES: dict[tuple[str, str, str], str] = {}
+_PROBLEMS: dict[str, ProblemInfo] = {}
+_DISCOVERED = False
+
+
+def _key(name: str) -> str:
+    return name.strip().lower().replace("_", "-")
+
+
+def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
+             summary: str | None = None, problem_class: str | None = None,
+             aliases: tuple[str, ...] = ()) -> Callable[[_F], _F]:
+    """Decorator: register ``func`` as the ``kind`` named ``name`` of ``problem``.
+
+    ``summary`` defaults to the first line of the docstring; ``problem_class`` (e.g. "MIQP",
+    "SOCP") says what a solver must handle; ``aliases`` are alternative names.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind {kind!r}: use one of {KINDS}")
+
+    def deco(func: _F) -> _F:
+        key = (_key(problem), kind, _key(name))
+        doc = (summary or (inspect.getdoc(func) or "").split("\n")[0]).strip()
+        entry = Entry(key[0], kind, key[2], func, paper, ref, doc, problem_class,
+                      tuple(_key(a) for a in aliases))
+        old = _ENTRIES.get(key)
+        if old is not None and (old.func.__module__, old.func.__qualname__) != \
+                (func.__module__, func.__qualname__):
+            raise ValueError(f"{kind} {name!r} of {problem} is registered twice "
+                             f"({old.func.__module__} and {func.__module__})")
+        _ENTRIES[key] = entry
+        for a in entry.aliases:
+            _ALIASES[(key[0], kind, a)] = key[2]
+        return func
+
+    return deco
+
+
+def register_problem(name: str, *, paper: str, title: str) -> Callable[[type], type]:
+    """Class decorator: register a problem class under ``name`` (e.g. ``"fs-linear"``)."""
+
+    def deco(cls: type) -> type:
+        _PROBLEMS[_key(name)] = ProblemInfo(_key(name), cls, paper, title)
+        cls.problem_name = _key(name)
+        return cls
+
+    return deco
+
+
+def discover() -> None:
+    """Import every module of the problem subpackages of models/, relaxations/, algorithms/.
+
+    Modules import Pyomo and CVXPY inside their functions, so this is cheap; it runs once.
+    """
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    for layer in LAYERS:
+        pkg = importlib.import_module(f"sparsekm.{layer}")
+        for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{pkg.__name__}."):
+            importlib.import_module(info.name)
+    _DISCOVERED = True
+
+
+def problems() -> dict[str, ProblemInfo]:
+    """Registered problems by name."""
+    discover()
+    return dict(sorted(_PROBLEMS.items()))
+
+
+def problem(name: str) -> ProblemInfo:
+    """The registered problem ``name``; ValueError lists the known ones."""
+    known = problems()
+    try:
+        return known[_key(name)]
+    except KeyError:
+        raise ValueError(f"unknown problem {name!r}; choose one of {', '.join(known)}") from None
+
+
+def entries(problem: str | None = None, kind: str | None = None) -> list[Entry]:
+    """Registered entries, optionally of one problem and one kind, sorted by name."""
+    discover()
+    out = [e for (p, k, _), e in _ENTRIES.items()
+           if (problem is None or p == _key(problem)) and (kind is None or k == kind)]
+    return sorted(out, key=lambda e: (e.problem, KINDS.index(e.kind), e.name))
+
+
+def names(problem: str, kind: str) -> list[str]:
+    """Names of the ``kind`` entries of ``problem``."""
+    return [e.name for e in entries(problem, kind)]
+
+
+def get(problem: str, kind: str, name: str) -> Entry:
+    """The entry ``name`` (or alias) of ``problem``; ValueError lists the valid names."""
+    discover()
+    p, n = _key(problem), _key(name)
+    n = _ALIASES.get((p, kind, n), n)
+    try:
+        return _ENTRIES[(p, kind, n)]
+    except KeyError:
+        valid = ", ".join(names(problem, kind)) or "none registered"
+        raise ValueError(f"unknown {kind} {name!r} for {problem}; choose one of: {valid}") \
+            from None
+
+
+def choices_help(problem: str, kind: str) -> str:
+    """``"a|b|c"`` for a CLI option's help text."""
+    return "|".join(names(problem, kind))
+
+
+def markdown(problem: str | None = None) -> str:
+    """The README's method tables: one row per entry with its paper reference."""
+    rows = ["| problem | kind | name | reference | class | what it is |",
+            "|---|---|---|---|---|---|"]
+    for e in entries(problem):
+        rows.append(f"| {e.problem} | {e.kind} | `{e.name}` | {e.citation} | "
+                    f"{e.problem_class or ''} | {e.summary} |")
+    return "\n".join(rows)

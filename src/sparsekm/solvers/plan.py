@@ -1,0 +1,98 @@
+"""What travels with a method: which solver does which part, the shared time budget, workers.
+
+A :class:`SolverPlan` replaces the ten solver/time arguments that methods used to thread by hand.
+``plan.start()`` fixes the wall clock once; a method that calls another passes the started plan
+on, so both spend one budget (:class:`Deadline`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+
+class Deadline:
+    """A global wall-clock budget: ``remaining()`` seconds (inf without a limit)."""
+
+    def __init__(self, time_limit: float | None) -> None:
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError(f"time limit {time_limit} must be > 0 seconds (or None)")
+        self.t0 = time.perf_counter()
+        self.limit = time_limit
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def remaining(self) -> float:
+        return math.inf if self.limit is None else max(0.0, self.limit - self.elapsed())
+
+    def expired(self) -> bool:
+        return self.remaining() <= 0.0
+
+    def cap(self, t: float | None = None) -> float | None:
+        """min(t, remaining) as a solver time limit (None = no limit)."""
+        r = self.remaining()
+        if t is None:
+            return None if math.isinf(r) else max(r, 0.01)
+        return max(min(t, r), 0.01)
+
+
+@dataclass(frozen=True)
+class SolverPlan:
+    """Solvers for each part of a method, and the budget they share.
+
+    Parameters
+    ----------
+    solver : the mixed-integer parts (MIQP / MISOCP / MINLP) and NLPs (``--solver``);
+        None = the solver layer's configured default for the model's class.
+    relax_solver : conic relaxations (``--relax-solver``); None = configured default.
+    misocp_solver : MISOCP parts when they should differ from ``solver``.
+    qp_solver : convex QP subproblems such as the SVM on a fixed support; None = sparsekm's
+        native fast path (Clarabel called directly).
+    time_limit : seconds for the whole method; a limit returns the incumbent.
+    subproblem_time_limit : seconds per subproblem (e.g. each Kernel Search MIQP).
+    warm_start : hand heuristic incumbents to solvers that accept them.
+    verbose : progress lines on stderr.
+    executor : where independent pieces of work run (:class:`sparsekm.parallel.Executor`);
+        None = in this process.
+    """
+
+    solver: str | None = None
+    relax_solver: str | None = None
+    misocp_solver: str | None = None
+    qp_solver: str | None = None
+    time_limit: float | None = None
+    subproblem_time_limit: float | None = None
+    warm_start: bool = True
+    verbose: bool = False
+    executor: Any = None
+    deadline: Deadline | None = field(default=None, compare=False, repr=False)
+
+    def start(self) -> SolverPlan:
+        """This plan with its clock started (unchanged if already started)."""
+        if self.deadline is not None:
+            return self
+        return replace(self, deadline=Deadline(self.time_limit))
+
+    @property
+    def clock(self) -> Deadline:
+        """The running deadline (starts one if the plan was not started)."""
+        return self.deadline if self.deadline is not None else Deadline(self.time_limit)
+
+    def with_(self, **changes: Any) -> SolverPlan:
+        """A copy with ``changes`` (keeps the running clock)."""
+        return replace(self, **changes)
+
+    @property
+    def misocp(self) -> str | None:
+        """Solver for the MISOCP parts."""
+        return self.misocp_solver or self.solver
+
+    def progress(self, line: str) -> None:
+        """Print a progress line on stderr when ``verbose``."""
+        if self.verbose:
+            import sys
+
+            print(line, file=sys.stderr, flush=True)
