@@ -20,7 +20,7 @@ import numpy as np
 
 from sparsekm.algorithms.fs_kernel_core import FSKernelProblem, mask_from_indices
 from sparsekm.algorithms.fs_kernel_solve import solve_fs_kernel
-from sparsekm.algorithms.svm_dual import solve_svm_dual
+from sparsekm.solvers.smo import solve_svm_dual
 from sparsekm.data import Scaler, load_dataset, train_test_split
 from sparsekm.kernels import kernel_matrix
 

@@ -9,8 +9,8 @@ from sparsekm.algorithms.fs_kernel_core import FSKernelProblem, mask_from_indice
 from sparsekm.algorithms.fs_kernel_decsub import decsub_light
 from sparsekm.algorithms.fs_kernel_enum import all_mask_objectives, enumerate_masks
 from sparsekm.algorithms.fs_kernel_ls import local_search, ls_star, sample_n2
-from sparsekm.algorithms.svm_dual import solve_svm_dual
 from sparsekm.kernels import kernel_matrix
+from sparsekm.solvers.smo import solve_svm_dual
 
 
 def _data(seed: int, m: int = 40, n: int = 9):

@@ -1,4 +1,4 @@
-"""Tests for sparsekm.algorithms.svm_dual (Paper A, eq. (3))."""
+"""Tests for the native SVM dual solver sparsekm.solvers.smo (Paper A, eq. (3))."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from sparsekm.algorithms.svm_dual import (
-    SVMDualResult,
+from sparsekm.kernels import MaskedKernel, kernel_matrix
+from sparsekm.solvers import Result, Termination
+from sparsekm.solvers.smo import (
+    decision_function,
     dual_objective,
     primal_objective,
     solve_svm_dual,
 )
-from sparsekm.kernels import MaskedKernel, kernel_matrix
 
 BACKENDS = ["libsvm", "svc"]
 
@@ -25,13 +26,15 @@ def test_two_points_hand_computed(backend):
     X = np.array([[1.0], [-1.0]])
     y = np.array([1, -1])
     res = solve_svm_dual(kernel_matrix(X, kernel="linear"), y, 1e6, backend=backend)
-    assert isinstance(res, SVMDualResult)
+    assert isinstance(res, Result)
     np.testing.assert_allclose(res.alpha, [0.5, 0.5], atol=1e-9)
     assert res.b == pytest.approx(0.0, abs=1e-9)
     assert res.objective == pytest.approx(-0.5, abs=1e-9)
     np.testing.assert_array_equal(res.support, [0, 1])
-    assert res.converged and res.n_iter >= 1
-    np.testing.assert_allclose(res.decision(np.array([[2.0, -2.0]])), [2.0], atol=1e-9)
+    assert res.termination is Termination.CONVERGED and res.extra["iterations"] >= 1
+    np.testing.assert_allclose(decision_function(res, np.array([[2.0, -2.0]])), [2.0],
+                               atol=1e-9)
+    assert res.bound == pytest.approx(-0.5, abs=1e-9)  # -primal at (w, b*): hand value
 
 
 def test_2d_separable_hand_computed():
@@ -45,7 +48,7 @@ def test_2d_separable_hand_computed():
     assert res.b == pytest.approx(0.0, abs=1e-9)
     assert res.objective == pytest.approx(-0.25, abs=1e-9)
     np.testing.assert_array_equal(res.support, [0, 1])
-    np.testing.assert_allclose(res.decision(K), [1.0, -1.0, 2.0], atol=1e-9)
+    np.testing.assert_allclose(decision_function(res, K), [1.0, -1.0, 2.0], atol=1e-9)
     assert primal_objective(K, y, res.alpha, res.b, 100.0) == pytest.approx(0.25, abs=1e-9)
 
 
@@ -81,7 +84,7 @@ def test_kkt_random_rbf(rbf_problem, backend):
     assert res.objective < 0
     assert abs(primal + res.objective) <= 1e-4 * abs(res.objective)  # strong duality
     # complementary slackness of the KKT conditions
-    margin = y * res.decision(K)
+    margin = y * decision_function(res, K)
     free = (a > 1e-8) & (a < C - 1e-8)
     assert free.any()
     np.testing.assert_allclose(margin[free], 1.0, atol=1e-4)
@@ -93,12 +96,12 @@ def test_matches_sklearn_svc(rbf_problem):
     X, y, K = rbf_problem
     res = solve_svm_dual(K, y, 1.0)
     clf = SVC(kernel="precomputed", C=1.0, tol=1e-6).fit(K, y)
-    np.testing.assert_allclose(res.decision(K), clf.decision_function(K), atol=1e-10)
+    np.testing.assert_allclose(decision_function(res, K), clf.decision_function(K), atol=1e-10)
     np.testing.assert_array_equal(res.support, np.sort(clf.support_))
     other = solve_svm_dual(K, y, 1.0, backend="svc")
     np.testing.assert_allclose(res.alpha, other.alpha, atol=1e-12)
     assert res.b == pytest.approx(other.b, abs=1e-12)
-    assert res.n_iter == other.n_iter
+    assert res.extra["iterations"] == other.extra["iterations"]
 
 
 def test_masked_kernel_in_the_loop(rbf_problem):
@@ -110,7 +113,7 @@ def test_masked_kernel_in_the_loop(rbf_problem):
     assert res.objective == pytest.approx(ref.objective, rel=1e-8)
     Z = np.random.default_rng(5).standard_normal((4, 5))
     np.testing.assert_allclose(
-        res.decision(mk.cross(Z)), ref.decision(mk.cross(Z)), rtol=1e-6, atol=1e-6
+        decision_function(res, mk.cross(Z)), decision_function(ref, mk.cross(Z)), rtol=1e-6, atol=1e-6
     )
 
 
@@ -118,7 +121,7 @@ def test_max_iter_warns(rbf_problem):
     _, y, K = rbf_problem
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
         res = solve_svm_dual(K, y, 1.0, max_iter=2)
-    assert not res.converged and res.n_iter == 2
+    assert res.termination is Termination.ITERATION_LIMIT and res.extra["iterations"] == 2
 
 
 @pytest.mark.parametrize(
@@ -126,9 +129,9 @@ def test_max_iter_warns(rbf_problem):
     [
         (np.ones((3, 2)), [1, -1, 1], 1.0, {}, "square"),
         (np.eye(3), [1, -1], 1.0, {}, "length 3"),
-        (np.eye(3), [0, 1, 1], 1.0, {}, r"only -1 and \+1.*2 \* y - 1"),
+        (np.eye(3), [0, 1, 1], 1.0, {}, r"only -1 and \+1"),
         (np.eye(3), ["a", "b", "a"], 1.0, {}, "numbers -1 and"),
-        (np.eye(3), [1, 1, 1], 1.0, {}, "only the class"),
+        (np.eye(3), [1, 1, 1], 1.0, {}, "one class only"),
         (np.eye(3), [1, -1, 1], 0.0, {}, "C must be a positive"),
         (np.eye(3), [1, -1, 1], np.nan, {}, "C must be a positive"),
         (np.eye(3), [1, -1, 1], "1", {}, "C must be a positive"),
@@ -147,7 +150,14 @@ def test_bad_inputs(K, y, C, kw, match):
 def test_decision_shape_error():
     res = solve_svm_dual(np.eye(2), [1, -1], 1.0)
     with pytest.raises(ValueError, match=r"\(n_test, 2\)"):
-        res.decision(np.ones((3, 5)))
-    bare = SVMDualResult(alpha=res.alpha, b=0.0, objective=0.0, support=res.support, n_iter=0)
-    with pytest.raises(ValueError, match="no labels"):
-        bare.decision(np.eye(2))
+        decision_function(res, np.ones((3, 5)))
+
+
+def test_certificate_bounds_the_dual_optimum(rbf_problem):
+    """A loose solve (max_iter) still carries a valid bound: bound <= D* <= objective."""
+    _, y, K = rbf_problem
+    tight = solve_svm_dual(K, y, 1.0, tol=1e-10)
+    with pytest.warns(ConvergenceWarning):
+        loose = solve_svm_dual(K, y, 1.0, max_iter=5)
+    assert loose.bound <= tight.objective + 1e-9 <= loose.objective + 2e-9
+    assert tight.gap < 1e-6

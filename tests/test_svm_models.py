@@ -5,16 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sparsekm.algorithms.svm_dual import solve_svm_dual
-from sparsekm.cli.solve_svm import svm_certificate
 from sparsekm.kernels import kernel_matrix
-from sparsekm.models.svm import (
-    optimal_intercept,
-    svm_dual_model,
-    svm_dual_problem,
-    svm_primal_model,
-)
+from sparsekm.models.svm import svm_dual_model, svm_dual_problem, svm_primal_model
 from sparsekm.solvers import BACKENDS, Status, solve
+from sparsekm.solvers.smo import optimal_intercept, solve_svm_dual, svm_duality
 
 
 def _problem(m: int = 40, n: int = 5, seed: int = 0):
@@ -62,7 +56,7 @@ def test_certificate_gap_is_tiny_and_intercept_is_optimal() -> None:
     X, y = _problem(m=80, n=3, seed=2)
     K = kernel_matrix(X, kernel="rbf", gamma=0.5)
     fast = solve_svm_dual(K, y, 5.0, tol=1e-8)
-    primal, lower, b = svm_certificate(K, y, fast.alpha, 5.0)
+    primal, lower, b = svm_duality(K, y, fast.alpha, 5.0)
     assert lower <= primal and (primal - lower) / primal < 1e-5
     g = K @ (fast.alpha * y)
     grid = np.linspace(b - 2, b + 2, 4001)

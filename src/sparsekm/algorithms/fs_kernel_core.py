@@ -204,10 +204,10 @@ def alpha_subproblem(K: np.ndarray, y: np.ndarray, C: float, tol: float = _SVM_T
     """Solve the dual SVM (3) for a fixed kernel ``K = K_beta`` (Paper A, alpha-subproblem).
 
     Returns ``(alpha, b, objective)`` with ``objective = 1/2 alpha'Q alpha - 1'alpha`` and
-    ``Q = (y y') * K``, through :func:`sparsekm.algorithms.svm_dual.solve_svm_dual` (libsvm
+    ``Q = (y y') * K``, through :func:`sparsekm.solvers.smo.solve_svm_dual` (libsvm
     SMO, the solver Paper A uses). libsvm has no warm start, so none is used.
     """
-    from .svm_dual import solve_svm_dual
+    from sparsekm.solvers.smo import solve_svm_dual
 
     res = solve_svm_dual(K, y, C, tol=tol, check_input=False)
     return res.alpha, float(res.b), float(res.objective)

@@ -10,7 +10,7 @@ import typer
 from . import (
     fs_kernel,  # noqa: F401 - registers `solve fs-kernel` (paper A)
     fs_linear,  # noqa: F401 - registers `solve/relax fs-linear` (paper D)
-    solve_svm,  # noqa: F401 - registers `solve svm`
+    svm,  # noqa: F401 - registers `solve svm`
 )
 from .common import JsonOpt, cli_errors, relax_app, solve_app
 

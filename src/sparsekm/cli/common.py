@@ -1,7 +1,9 @@
-"""Shared pieces of the CLI: sub-apps, common options, data preparation, JSON output, errors.
+"""Shared pieces of the CLI: sub-apps, common options, data preparation, runners, JSON, errors.
 
-Problem modules (``cli/solve_svm.py``, ``cli/fs_linear.py``, ...) register commands on
-``solve_app`` / ``relax_app`` and build their output with :func:`result_payload`.
+Each problem module (``cli/fs_linear.py``, ...) holds a *runner* ``run(opts, **params) -> dict``
+registered with :func:`runner`: it turns the common options (:class:`RunOptions`) and the
+problem's parameters into the JSON payload. The typer command is a thin wrapper around it, and
+``sparsekm bench`` calls the same runner, so an experiment runs exactly what ``solve`` runs.
 """
 
 from __future__ import annotations
@@ -9,8 +11,10 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -30,6 +34,8 @@ SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for every random choi
 SolverOpt = Annotated[str | None, typer.Option(
     "--solver", help="Solver name (see `sparsekm solvers`); default: configured per class.")]
 TimeLimitOpt = Annotated[float | None, typer.Option("--time-limit", help="Seconds.")]
+TestSizeOpt = Annotated[float, typer.Option(
+    "--test-size", help="Stratified seeded test fraction (0: train on all rows).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object to stdout.")]
 COpt = Annotated[float, typer.Option("--C", help="Misclassification penalty C > 0.")]
 
@@ -41,7 +47,35 @@ class CLIError(Exception):
     """A user mistake reported without a traceback."""
 
 
-def load_cli_data(data: str, label: str = "label", rows: int | None = None):
+@dataclass(frozen=True)
+class RunOptions:
+    """The options every ``sparsekm solve/relax PROBLEM`` takes."""
+
+    data: str = DEFAULT_DATA
+    label: str = "label"
+    scale: str = "standard"
+    rows: int | None = None
+    seed: int = 0
+    solver: str | None = None
+    time_limit: float | None = None
+    test_size: float = 0.0
+
+    def params(self) -> dict[str, Any]:
+        """The options that shape a run (reported under ``params``)."""
+        return {"scale": self.scale, "seed": self.seed, "time_limit": self.time_limit,
+                "test_size": self.test_size}
+
+
+@dataclass(frozen=True)
+class Split:
+    """The loaded data set and its scaled training (and test) rows."""
+
+    ds: Any
+    train: Any
+    test: Any | None
+
+
+def load_cli_data(data: str, label: str = "label", rows: int | None = None) -> Any:
     """Load a bundled dataset by name, or a CSV path; keep the first ``rows`` rows."""
     from sparsekm.data import load_csv, load_dataset
 
@@ -58,7 +92,7 @@ def load_cli_data(data: str, label: str = "label", rows: int | None = None):
     return ds
 
 
-def scale_fit_transform(scale: str, train, *others):
+def scale_fit_transform(scale: str, train: Any, *others: Any) -> Any:
     """Fit ``Scaler(scale)`` on ``train`` rows; transform train and each of ``others``."""
     from dataclasses import replace
 
@@ -72,6 +106,52 @@ def scale_fit_transform(scale: str, train, *others):
     return out if others else out[0]
 
 
+def prepare(opts: RunOptions) -> Split:
+    """Load, split (``test_size`` > 0: stratified, seeded) and scale on the training rows."""
+    from sparsekm.data import train_test_split
+
+    ds = load_cli_data(opts.data, opts.label, opts.rows)
+    if not 0.0 <= opts.test_size < 1.0:
+        raise CLIError(f"--test-size {opts.test_size}: use a fraction in [0, 1)")
+    if opts.test_size > 0:
+        train, test = train_test_split(ds, test_size=opts.test_size, seed=opts.seed)
+        train, test = scale_fit_transform(opts.scale, train, test)
+        return Split(ds, train, test)
+    return Split(ds, scale_fit_transform(opts.scale, ds), None)
+
+
+def accuracy(decision: np.ndarray, y: np.ndarray) -> float:
+    """Fraction of rows with sign(decision) == y (decision >= 0 predicts +1)."""
+    return float(np.mean(np.where(np.asarray(decision) >= 0, 1.0, -1.0) == y))
+
+
+# --- runners -----------------------------------------------------------------------------------
+Runner = Callable[..., dict[str, Any]]
+_RUNNERS: dict[tuple[str, str], Runner] = {}
+
+
+def runner(action: str, problem: str) -> Callable[[Runner], Runner]:
+    """Register ``run(opts: RunOptions, **params) -> payload`` for ``sparsekm ACTION PROBLEM``."""
+
+    def deco(fn: Runner) -> Runner:
+        _RUNNERS[(action, problem)] = fn
+        return fn
+
+    return deco
+
+
+def get_runner(action: str, problem: str) -> Runner:
+    """The runner of ``sparsekm ACTION PROBLEM`` (imports every CLI module first)."""
+    import sparsekm.cli.app  # noqa: F401 - registers the runners
+
+    try:
+        return _RUNNERS[(action, problem)]
+    except KeyError:
+        known = ", ".join(f"{a} {p}" for a, p in sorted(_RUNNERS))
+        raise CLIError(f"no command `sparsekm {action} {problem}`; known: {known}") from None
+
+
+# --- output ----------------------------------------------------------------------------------
 def _clean(x: Any) -> Any:
     """Make numpy scalars/arrays and non-finite floats JSON-safe."""
     if isinstance(x, dict):
@@ -89,7 +169,7 @@ def _clean(x: Any) -> Any:
     return x
 
 
-def result_payload(*, problem: str, method: str, solver: str | None, ds, params: dict,
+def result_payload(*, problem: str, method: str, solver: str | None, ds: Any, params: dict,
                    status: str, objective: float | None, lower_bound: float | None = None,
                    gap: float | None = None, selected: Sequence[int] | None = None,
                    time_s: float = 0.0, **extra: Any) -> dict[str, Any]:
@@ -106,18 +186,37 @@ def result_payload(*, problem: str, method: str, solver: str | None, ds, params:
     return _clean(payload)
 
 
+def payload_from(res: Any, *, problem: str, method: str, ds: Any, params: dict,
+                 **extra: Any) -> dict[str, Any]:
+    """:func:`result_payload` filled from a :class:`~sparsekm.solvers.Result`."""
+    extra.setdefault("termination", res.termination.value)
+    if res.message and res.status.value == "error":
+        extra.setdefault("message", res.message)
+    return result_payload(
+        problem=problem, method=method, solver=res.solver or None, ds=ds, params=params,
+        status=res.status.value, objective=res.objective, lower_bound=res.bound, gap=res.gap,
+        selected=res.selected, time_s=res.time_s, **extra)
+
+
 def emit(payload: dict[str, Any], as_json: bool) -> None:
-    """Print the payload as one JSON object, or as an aligned key: value report."""
+    """Print the payload as one JSON object, or as an aligned key: value report.
+
+    A payload with status ``error`` also goes to stderr with its message and exits 1.
+    """
     if as_json:
         typer.echo(json.dumps(payload))
-        return
-    width = max(len(k) for k in payload)
-    for key, val in payload.items():
-        if isinstance(val, float):
-            val = f"{val:.10g}"
-        elif isinstance(val, list) and len(val) > 12:
-            val = f"{val[:12]} ... ({len(val)} items)"
-        typer.echo(f"{key:<{width}}  {val}")
+    else:
+        width = max(len(k) for k in payload)
+        for key, val in payload.items():
+            if isinstance(val, float):
+                val = f"{val:.10g}"
+            elif isinstance(val, list) and len(val) > 12:
+                val = f"{val[:12]} ... ({len(val)} items)"
+            typer.echo(f"{key:<{width}}  {val}")
+    if payload.get("status") == "error":
+        typer.echo(f"error: the solve failed: {payload.get('message') or 'no message'}",
+                   err=True)
+        raise typer.Exit(code=1)
 
 
 @contextlib.contextmanager
@@ -134,5 +233,30 @@ def cli_errors() -> Iterator[None]:
         raise typer.Exit(code=2) from None
 
 
-def echo_err(msg: str) -> None:
-    print(msg, file=sys.stderr)
+@contextlib.contextmanager
+def stdout_to_stderr(active: bool = True) -> Iterator[None]:
+    """Send everything written to stdout (Python prints and the C libraries of solvers) to
+    stderr while active, so that ``--json`` output is the JSON object alone."""
+    if not active:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def run_command(fn: Runner, opts: RunOptions, json_out: bool, **params: Any) -> None:
+    """Run a runner for the CLI: user errors as one line (exit 2), stdout kept clean for JSON,
+    the payload printed, a failed solve reported on stderr (exit 1)."""
+    with cli_errors():
+        with stdout_to_stderr(json_out):
+            payload = fn(opts, **params)
+        emit(payload, json_out)

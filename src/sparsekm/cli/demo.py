@@ -24,7 +24,7 @@ def run_demo(data: str, quick: bool = False) -> Iterator[str]:
     from sparsekm.solvers import usable_solvers
 
     from .common import scale_fit_transform
-    from .solve_svm import solve_svm
+    from .svm import solve_svm
 
     t0 = time.perf_counter()
     yield "sparsekm demo"

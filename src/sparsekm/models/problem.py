@@ -60,7 +60,7 @@ def check_budget(B: Any, n: int, name: str = "B") -> int:
         raise ValueError(f"{name}={B!r} must be an integer")
     if B < 1:
         raise ValueError(f"{name}={B} < 1: select at least one feature ({name} >= 1)")
-    if B > n:
+    if n < B:
         raise ValueError(f"{name}={B} > n={n}: choose {name} <= n (the number of features)")
     return int(B)
 

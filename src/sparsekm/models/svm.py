@@ -4,7 +4,7 @@
 * :func:`svm_dual_model` / :func:`svm_dual_problem` — paper A eq. (3), the dual QP in alpha
   with Q = diag(y) K diag(y), as a Pyomo model and as a CVXPY problem.
 
-The fast path for the same dual is :func:`sparsekm.algorithms.svm_dual.solve_svm_dual`
+The fast path for the same dual is :func:`sparsekm.solvers.smo.solve_svm_dual`
 (libsvm); tests check that they agree.
 """
 
@@ -95,24 +95,3 @@ def svm_dual_problem(K: np.ndarray, y: np.ndarray, C: float) -> Any:
     alpha = cp.Variable(m, name="alpha")
     obj = 0.5 * cp.quad_form(alpha, cp.psd_wrap(0.5 * (Q + Q.T))) - cp.sum(alpha)
     return cp.Problem(cp.Minimize(obj), [y @ alpha == 0, alpha >= 0, alpha <= C])
-
-
-def optimal_intercept(g: np.ndarray, y: np.ndarray) -> float:
-    """The b minimizing sum_i max(0, 1 - y_i (g_i + b)) for fixed scores g = K (alpha*y).
-
-    The hinge sum is convex piecewise linear in b with kinks at b = y_i - g_i, so its minimum
-    is at a kink; all kinks are scanned in O(m log m) with sorted cumulative slopes.
-    """
-    g = np.asarray(g, dtype=float)
-    y = np.asarray(y, dtype=float)
-    kinks = y - g
-    order = np.argsort(kinks)
-    k = kinks[order]
-    yo = y[order]
-    # slope of the hinge sum just right of b: sum over active terms of -y_i, where term i is
-    # active when y_i (g_i + b) < 1, i.e. b < k_i for y = +1 and b > k_i for y = -1.
-    pos_right = (yo > 0).sum() - np.cumsum(yo > 0)  # y=+1 terms with k_i > b
-    neg_left = np.cumsum(yo < 0)  # y=-1 terms with k_i <= b
-    slope = -pos_right + neg_left
-    idx = int(np.searchsorted(slope, 0.0, side="left"))
-    return float(k[min(idx, k.size - 1)])

@@ -10,7 +10,7 @@ dual value (weak duality), so the gap certifies the solution.
 from __future__ import annotations
 
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import typer
@@ -22,15 +22,17 @@ from .common import (
     JsonOpt,
     LabelOpt,
     RowsOpt,
+    RunOptions,
     ScaleOpt,
     SeedOpt,
     SolverOpt,
+    TestSizeOpt,
     TimeLimitOpt,
-    cli_errors,
-    emit,
-    load_cli_data,
+    accuracy,
+    prepare,
     result_payload,
-    scale_fit_transform,
+    run_command,
+    runner,
     solve_app,
 )
 
@@ -38,27 +40,13 @@ KernelOpt = Annotated[str, typer.Option(
     "--kernel", help="linear|poly|rbf|laplacian|sigmoid")]
 
 
-def svm_certificate(K: np.ndarray, y: np.ndarray, alpha: np.ndarray, C: float
-                    ) -> tuple[float, float, float]:
-    """(primal value with the best intercept, lower bound -D(alpha), intercept b)."""
-    from sparsekm.models.svm import optimal_intercept
-
-    alpha = np.clip(np.asarray(alpha, dtype=float), 0.0, C)
-    ay = alpha * y
-    g = K @ ay
-    b = optimal_intercept(g, y)
-    quad = float(ay @ g)
-    primal = 0.5 * quad + C * float(np.maximum(0.0, 1.0 - y * (g + b)).sum())
-    return primal, -(0.5 * quad - float(alpha.sum())), b
-
-
-def solve_svm(ds, kernel: str, gamma: float | None, degree: int, coef0: float, C: float,
+def solve_svm(ds: Any, kernel: str, gamma: float | None, degree: int, coef0: float, C: float,
               solver: str | None, time_limit: float | None) -> dict:
     """Solve the SVM on ``ds``; returns the JSON payload (without the data-independent keys)."""
-    from sparsekm.algorithms.svm_dual import solve_svm_dual
     from sparsekm.kernels import kernel_matrix
     from sparsekm.models.svm import svm_dual_model, svm_dual_problem, svm_primal_model
     from sparsekm.solvers import relative_gap, solve, supports
+    from sparsekm.solvers.smo import solve_svm_dual, svm_duality
 
     t0 = time.perf_counter()
     K = kernel_matrix(ds.X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0)
@@ -85,20 +73,41 @@ def solve_svm(ds, kernel: str, gamma: float | None, degree: int, coef0: float, C
             primal = 0.5 * float(w @ w) + C * float(xi.sum())
             return {"method": method, "solver": used, "status": status, "objective": primal,
                     "lower_bound": r.bound, "gap": r.gap, "time_s": time.perf_counter() - t0,
-                    "b": float(r.values["b"]), "n_support": None}
+                    "b": float(r.values["b"]), "n_support": None, "w": w}
         alpha = np.asarray(r.values["alpha"], dtype=float)
-    primal, lower, b = svm_certificate(K, y, alpha, C)
+    primal, lower, b = svm_duality(K, y, alpha, C)
     gap = relative_gap(primal, lower)
     return {"method": method, "solver": used, "status": status, "objective": primal,
             "lower_bound": lower, "gap": gap, "time_s": time.perf_counter() - t0, "b": b,
-            "n_support": int((alpha > 1e-8 * C).sum())}
+            "n_support": int((alpha > 1e-8 * C).sum()), "alpha": alpha}
+
+
+@runner("solve", "svm")
+def run(opts: RunOptions, *, kernel: str = "rbf", gamma: float | None = None, degree: int = 3,
+        coef0: float = 0.0, C: float = 1.0) -> dict[str, Any]:
+    """The plain SVM on ``opts.data``; the JSON payload of ``sparsekm solve svm``."""
+    from sparsekm.kernels import kernel_matrix
+
+    split = prepare(opts)
+    out = solve_svm(split.train, kernel, gamma, degree, coef0, C, opts.solver, opts.time_limit)
+    alpha, w = out.pop("alpha", None), out.pop("w", None)
+    if split.test is not None and (alpha is not None or w is not None):
+        if w is not None:
+            d = split.test.X @ w + out["b"]
+        else:
+            d = kernel_matrix(split.test.X, split.train.X, kernel=kernel, gamma=gamma,
+                              degree=degree, coef0=coef0) @ (alpha * split.train.y) + out["b"]
+        out["test_accuracy"] = accuracy(d, split.test.y)
+    params = {"kernel": kernel, "gamma": gamma, "degree": degree, "coef0": coef0, "C": C,
+              **opts.params()}
+    return result_payload(problem="svm", ds=split.ds, params=params, selected=None, **out)
 
 
 @solve_app.command("svm")
 def solve_svm_cmd(
     data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "standard",
     rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,
-    time_limit: TimeLimitOpt = None, json_out: JsonOpt = False,
+    time_limit: TimeLimitOpt = None, test_size: TestSizeOpt = 0.0, json_out: JsonOpt = False,
     kernel: KernelOpt = "rbf",
     gamma: Annotated[float | None, typer.Option("--gamma", help="Kernel gamma (default 1/n).")]
     = None,
@@ -107,10 +116,6 @@ def solve_svm_cmd(
     C: COpt = 1.0,
 ) -> None:
     """Plain SVM (no feature selection): objective = 1/2||w||^2 + C sum xi."""
-    with cli_errors():
-        ds = scale_fit_transform(scale, load_cli_data(data, label, rows))
-        out = solve_svm(ds, kernel, gamma, degree, coef0, C, solver, time_limit)
-        params = {"kernel": kernel, "gamma": gamma, "degree": degree, "coef0": coef0, "C": C,
-                  "scale": scale, "seed": seed}
-        payload = result_payload(problem="svm", ds=ds, params=params, selected=None, **out)
-        emit(payload, json_out)
+    opts = RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
+    run_command(run, opts, json_out, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+                C=C)
