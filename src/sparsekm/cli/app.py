@@ -7,12 +7,10 @@ from typing import Annotated
 
 import typer
 
-from . import (
-    fs_kernel,  # noqa: F401 - registers `solve fs-kernel` (paper A)
-    fs_linear,  # noqa: F401 - registers `solve/relax fs-linear` (paper D)
-    svm,  # noqa: F401 - registers `solve svm`
-)
 from .common import JsonOpt, cli_errors, relax_app, solve_app
+from .discovery import command_modules
+
+command_modules()  # each problem module registers its `solve` / `relax` commands
 
 app = typer.Typer(help="sparsekm: sparse, interpretable kernel machines by mathematical "
                        "programming.", no_args_is_help=True, add_completion=False)

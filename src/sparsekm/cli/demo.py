@@ -1,17 +1,13 @@
 """``sparsekm demo``: a short, readable report on a bundled dataset.
 
-Each problem module contributes ``demo_section(ds) -> list[str]``; sections listed in
-``SECTIONS`` run in order after the foundation's own (solvers, data, plain SVM).
+Each CLI problem module may contribute ``demo_section(ds, quick) -> list[str]``; the sections
+run in ``DEMO_RANK`` order after the foundation's own (solvers, data, plain SVM).
 """
 
 from __future__ import annotations
 
-import importlib
 import time
 from collections.abc import Iterator
-
-# modules under sparsekm.cli exposing demo_section(ds, quick)
-SECTIONS: list[str] = ["fs_linear", "fs_kernel"]
 
 
 def _rule(title: str) -> str:
@@ -44,7 +40,9 @@ def run_demo(data: str, quick: bool = False) -> Iterator[str]:
         yield (f"  {out['method']:<12} {out['solver']:<9} primal = {out['objective']:.6f}  "
                f"lower bound = {out['lower_bound']:.6f}  gap = {out['gap']:.1e}  "
                f"({out['time_s']:.2f} s, m = {rows})")
-    for name in SECTIONS:
-        mod = importlib.import_module(f"sparsekm.cli.{name}")
-        yield from mod.demo_section(ds, quick=quick)
+    from .discovery import command_modules
+
+    for mod in command_modules():
+        if hasattr(mod, "demo_section"):
+            yield from mod.demo_section(ds, quick=quick)
     yield f"\nDone in {time.perf_counter() - t0:.1f} s."

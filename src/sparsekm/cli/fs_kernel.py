@@ -9,6 +9,8 @@ objectives and times of multistart methods.
 
 from __future__ import annotations
 
+DEMO_RANK = 20
+
 import time
 from typing import Annotated
 

@@ -9,6 +9,8 @@ JSON: objective = 1/2||w||^2 + C sum xi (for relax: the bound); lower_bound/gap 
 
 from __future__ import annotations
 
+DEMO_RANK = 10  # paper D first in the demo
+
 import time
 from typing import Annotated
 

@@ -6,28 +6,19 @@ Everything returns or consumes a :class:`Dataset` (float64 features, labels in {
 - your own data: :func:`load_csv`, :func:`as_dataset`
 - preprocessing: :class:`Scaler` (fit on training rows only)
 - splits: :func:`train_test_split`, :func:`kfold_splits` (stratified, seeded)
+- the one check of training arrays: :func:`check_xy`, :func:`check_labels`
 
 Every refusal raises :class:`DataError` (a ``ValueError``) whose message says what is wrong
-and how to fix it.
+and how to fix it. Names load lazily (pandas and scikit-learn only when used).
 """
 
-from .dataset import Dataset
-from .errors import DataError
-from .loading import load_csv, load_dataset
-from .preprocessing import Scaler
-from .registry import dataset_info, list_datasets
-from .splits import kfold_splits, train_test_split
-from .validation import as_dataset
+from sparsekm.lazy import lazy
 
-__all__ = [
-    "DataError",
-    "Dataset",
-    "Scaler",
-    "as_dataset",
-    "dataset_info",
-    "kfold_splits",
-    "list_datasets",
-    "load_csv",
-    "load_dataset",
-    "train_test_split",
-]
+_NAMES = {
+    "Dataset": "dataset", "DataError": "errors", "load_csv": "loading",
+    "load_dataset": "loading", "Scaler": "preprocessing", "dataset_info": "registry",
+    "list_datasets": "registry", "kfold_splits": "splits", "train_test_split": "splits",
+    "as_dataset": "validation", "check_labels": "checks", "check_xy": "checks",
+}
+__all__ = sorted(_NAMES)
+__getattr__, __dir__ = lazy(__name__, _NAMES)

@@ -1,4 +1,10 @@
-"""scikit-learn estimators."""
+"""scikit-learn estimators, one per problem (loaded lazily: scikit-learn costs ~2 s to import)."""
 
-from .fs_kernel import CardinalityKernelSVC  # noqa: F401  (paper A)
-from .fs_linear import CardinalityLinearSVC  # noqa: F401  (paper D)
+from sparsekm.lazy import lazy
+
+_NAMES = {
+    "CardinalityKernelSVC": "fs_kernel",    # paper A
+    "CardinalityLinearSVC": "fs_linear",    # paper D
+}
+__all__ = sorted(_NAMES)
+__getattr__, __dir__ = lazy(__name__, _NAMES)
