@@ -113,7 +113,8 @@ def test_masked_kernel_in_the_loop(rbf_problem):
     assert res.objective == pytest.approx(ref.objective, rel=1e-8)
     Z = np.random.default_rng(5).standard_normal((4, 5))
     np.testing.assert_allclose(
-        decision_function(res, mk.cross(Z)), decision_function(ref, mk.cross(Z)), rtol=1e-6, atol=1e-6
+        decision_function(res, mk.cross(Z)), decision_function(ref, mk.cross(Z)),
+        rtol=1e-6, atol=1e-6
     )
 
 

@@ -9,8 +9,6 @@ objectives and times of multistart methods.
 
 from __future__ import annotations
 
-DEMO_RANK = 20
-
 import time
 from typing import Annotated
 
@@ -38,6 +36,8 @@ from .common import (
 )
 
 METHOD_HELP = "minlp|relax-round|ls|ls-star|decsub|rfe1|rfe2|enumerate"
+
+DEMO_RANK = 20
 
 
 def _accuracy(res, problem, X, y) -> float:

@@ -9,8 +9,6 @@ JSON: objective = 1/2||w||^2 + C sum xi (for relax: the bound); lower_bound/gap 
 
 from __future__ import annotations
 
-DEMO_RANK = 10  # paper D first in the demo
-
 import time
 from typing import Annotated
 
@@ -45,6 +43,8 @@ MethodOpt = Annotated[str, typer.Option(
     "--method", help="bigm|cop|local-search|kernel-search|heuristic|exact")]
 RelaxOpt = Annotated[str, typer.Option(
     "--relaxation", help="box|shor-bigm|shor-cop|shor-cop-bigm|dsmp|dscop|dscomp")]
+
+DEMO_RANK = 10  # paper D first in the demo
 
 
 def _check_B(B: int, n: int) -> None:
