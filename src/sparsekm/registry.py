@@ -15,6 +15,7 @@ new module (found by :func:`discover`) plus its test.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import pkgutil
@@ -59,12 +60,45 @@ class Entry:
         return f"paper {self.paper}, {self.ref}" if self.paper in PAPERS else \
             f"{self.paper}, {self.ref}"
 
+    def _keyword_params(self) -> list[inspect.Parameter]:
+        sig = inspect.signature(self.func)
+        return [p for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+
     @property
     def options(self) -> dict[str, Any]:
-        """Keyword-only parameters of ``func`` and their defaults (the method's options)."""
-        sig = inspect.signature(self.func)
-        return {p.name: p.default for p in sig.parameters.values()
-                if p.kind is inspect.Parameter.KEYWORD_ONLY}
+        """The options and their defaults, flat: keyword-only parameters of ``func``, with a
+        parameter whose default is a dataclass (a group such as paper D's ``Search``) expanded
+        into its fields."""
+        out: dict[str, Any] = {}
+        for p in self._keyword_params():
+            if dataclasses.is_dataclass(p.default):
+                out.update({f.name: getattr(p.default, f.name)
+                            for f in dataclasses.fields(p.default)})
+            else:
+                out[p.name] = p.default
+        return out
+
+    def bind(self, **flat: Any) -> dict[str, Any]:
+        """Flat options (as :attr:`options` lists them) regrouped into ``func``'s keywords."""
+        unknown = sorted(set(flat) - set(self.options))
+        if unknown:
+            raise ValueError(f"{self.kind} {self.name!r} of {self.problem} takes no option "
+                             f"{', '.join(unknown)}; its options: "
+                             f"{', '.join(self.options) or 'none'}")
+        kwargs: dict[str, Any] = {}
+        for p in self._keyword_params():
+            if dataclasses.is_dataclass(p.default):
+                group = {f.name: flat[f.name] for f in dataclasses.fields(p.default)
+                         if f.name in flat}
+                if group:
+                    kwargs[p.name] = dataclasses.replace(p.default, **group)
+            elif p.name in flat:
+                kwargs[p.name] = flat[p.name]
+        return kwargs
+
+    def run(self, *args: Any, **flat: Any) -> Any:
+        """Call ``func(*args)`` with flat options (see :meth:`bind`)."""
+        return self.func(*args, **self.bind(**flat))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
@@ -186,6 +220,19 @@ def get(problem: str, kind: str, name: str) -> Entry:
             from None
 
 
+def defaults(name: str, kind: str = "method") -> dict[str, Any]:
+    """Problem ``name``'s parameter defaults and every ``kind`` entry's option defaults, merged
+    (the CLI and the estimators read their defaults here, so they agree)."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(problem(name).cls):
+        if f.default is not dataclasses.MISSING:
+            out[f.name] = f.default
+    for e in entries(name, kind):
+        for key, val in e.options.items():
+            out.setdefault(key, val)
+    return out
+
+
 def choices_help(problem: str, kind: str) -> str:
     """``"a|b|c"`` for a CLI option's help text."""
     return "|".join(names(problem, kind))
@@ -196,6 +243,7 @@ def markdown(problem: str | None = None) -> str:
     rows = ["| problem | kind | name | reference | class | what it is |",
             "|---|---|---|---|---|---|"]
     for e in entries(problem):
-        rows.append(f"| {e.problem} | {e.kind} | `{e.name}` | {e.citation} | "
-                    f"{e.problem_class or ''} | {e.summary} |")
+        cells = [e.problem, e.kind, f"`{e.name}`", e.citation, e.problem_class or "",
+                 e.summary]
+        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(rows)

@@ -1,19 +1,19 @@
 """``sparsekm solve fs-linear`` / ``sparsekm relax fs-linear``: paper D end to end.
 
-FS-SVM (2) of Bomze, D'Onofrio, Palagi, Peng (2024): linear SVM with at most B features.
-``solve`` methods: bigm (6), cop (7), local-search (Alg. 1), kernel-search (Alg. 2),
-heuristic (Alg. 3), exact (Alg. 4). ``relax`` relaxations: box (8), shor-bigm (10),
-shor-cop (11), shor-cop-bigm (12), dsmp (15), dscop (13), dscomp (14).
-JSON: objective = 1/2||w||^2 + C sum xi (for relax: the bound); lower_bound/gap when given.
+FS-SVM (2): linear SVM with at most B features. Methods and relaxations are the registered ones
+(``sparsekm methods fs-linear``). JSON: objective = 1/2||w||^2 + C sum xi (for relax: the
+bound); lower_bound / gap when certified.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import typer
+
+from sparsekm import registry
 
 from .common import (
     DEFAULT_DATA,
@@ -23,142 +23,196 @@ from .common import (
     JsonOpt,
     LabelOpt,
     RowsOpt,
+    RunOptions,
     ScaleOpt,
     SeedOpt,
     SolverOpt,
+    TestSizeOpt,
     TimeLimitOpt,
-    cli_errors,
-    emit,
-    load_cli_data,
+    accuracy,
+    payload_from,
+    prepare,
     relax_app,
     result_payload,
-    scale_fit_transform,
+    run_command,
+    runner,
     solve_app,
 )
 
+DEMO_RANK = 10  # paper D first in the demo
+PROBLEM = "fs-linear"
+D = registry.defaults(PROBLEM)
+PLAN_KEYS = ("relax_solver", "misocp_solver", "qp_solver", "subproblem_time_limit",
+             "warm_start", "verbose")
+
+
+def _problem(train: Any, params: dict[str, Any]) -> Any:
+    from sparsekm.models.fs_linear import FSLinearProblem
+
+    B = params.pop("B", D["B"])
+    if not (isinstance(B, int) and 1 <= B <= train.n):
+        raise CLIError(f"--B {B}: must be between 1 and the number of features n = {train.n}")
+    return FSLinearProblem(train.X, train.y, B=B, C=params.pop("C", D["C"]),
+                           cardinality=params.pop("cardinality", D["cardinality"]))
+
+
+def _plan(opts: RunOptions, params: dict[str, Any]) -> Any:
+    from sparsekm.solvers import SolverPlan
+
+    return SolverPlan(solver=opts.solver, time_limit=opts.time_limit,
+                      **{k: params.pop(k) for k in PLAN_KEYS if k in params})
+
+
+def _method_options(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The options ``method`` takes; a key no fs-linear method takes is an error."""
+    known = {k for e in registry.entries(PROBLEM, "method") for k in e.options}
+    unknown = sorted(set(params) - known)
+    if unknown:
+        raise CLIError(f"no fs-linear method takes {', '.join(unknown)}; options: "
+                       f"{', '.join(sorted(known))}")
+    mine = registry.get(PROBLEM, "method", method).options
+    return {k: v for k, v in params.items() if k in mine}
+
+
+@runner("solve", PROBLEM)
+def run(opts: RunOptions, **params: Any) -> dict[str, Any]:
+    """Solve FS-SVM (2) with ``params["method"]``; the JSON payload of ``solve fs-linear``."""
+    params = dict(params)
+    method = params.pop("method", "kernel-search")
+    split = prepare(opts)
+    problem = _problem(split.train, params)
+    plan = _plan(opts, params)
+    entry = registry.get(PROBLEM, "method", method)
+    res = entry.run(problem, plan, **_method_options(entry.name, params))
+    w, b = res.values["w"], float(res.values["b"])
+    extra: dict[str, Any] = {"b": b, "w_selected": [w[j] for j in res.selected],
+                             "train_accuracy": accuracy(split.train.X @ w + b, split.train.y),
+                             "iterations": res.log or None, "equation": entry.citation}
+    if split.test is not None:
+        extra["test_accuracy"] = accuracy(split.test.X @ w + b, split.test.y)
+    if "M" in res.extra:
+        extra["M_used"] = res.extra["M"]
+    run_params = {"B": problem.B, "C": problem.C, **params, **opts.params()}
+    return payload_from(res, problem=PROBLEM, method=entry.name, ds=split.ds, params=run_params,
+                        **extra)
+
+
+@runner("relax", PROBLEM)
+def run_relax(opts: RunOptions, **params: Any) -> dict[str, Any]:
+    """A lower bound on FS-SVM (2) from a registered relaxation (objective = the bound)."""
+    from sparsekm.relaxations.fs_linear import solve_relaxation
+
+    params = dict(params)
+    name = registry.get(PROBLEM, "relaxation", params.pop("relaxation", "dscop")).name
+    split = prepare(opts)
+    problem = _problem(split.train, params)
+    plan = _plan(opts, params).with_(relax_solver=opts.solver)
+    known = registry.get(PROBLEM, "relaxation", name).options
+    t0 = time.perf_counter()
+    r = solve_relaxation(problem, name, plan, **{k: v for k, v in params.items() if k in known})
+    u = r.values.get("u")
+    order = np.argsort(u, kind="stable")[:problem.B] if u is not None else None
+    run_params = {"B": problem.B, "C": problem.C, "M": r.extra.get("M"),
+                  **{k: v for k, v in params.items() if k != "M"}, **opts.params()}
+    payload = result_payload(
+        problem=PROBLEM, method=name, solver=r.solver, ds=split.ds, params=run_params,
+        status=r.status.value if r.bound is not None else "error", objective=r.bound,
+        lower_bound=r.bound, gap=None, selected=None if order is None else order.tolist(),
+        time_s=time.perf_counter() - t0, equation=r.extra.get("equation"),
+        u=None if u is None else u.tolist(), termination=r.termination.value,
+        message=r.message if r.bound is None else "")
+    payload["selected_meaning"] = "the B features with the smallest relaxed u*_j"
+    return payload
+
+
 BOpt = Annotated[int, typer.Option("--B", help="Budget: at most B selected features.")]
 MOpt = Annotated[float | None, typer.Option(
-    "--M", help="Big-M for the forms that use it (estimated when absent; ignored by others).")]
+    "--M", help="Big-M for the forms that use it (valid estimate sqrt(2 UB) when absent).")]
 MethodOpt = Annotated[str, typer.Option(
-    "--method", help="bigm|cop|local-search|kernel-search|heuristic|exact")]
+    "--method", help=registry.choices_help(PROBLEM, "method"))]
 RelaxOpt = Annotated[str, typer.Option(
-    "--relaxation", help="box|shor-bigm|shor-cop|shor-cop-bigm|dsmp|dscop|dscomp")]
-
-DEMO_RANK = 10  # paper D first in the demo
-
-
-def _check_B(B: int, n: int) -> None:
-    if B < 1 or n < B:
-        raise CLIError(f"--B {B}: must be between 1 and the number of features n = {n}")
+    "--relaxation", help=registry.choices_help(PROBLEM, "relaxation"))]
+RelaxSolverOpt = Annotated[str | None, typer.Option(
+    "--relax-solver", help="Solver for the conic relaxations (default: configured, Clarabel).")]
 
 
 @solve_app.command("fs-linear")
 def solve_fs_linear_cmd(
     data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "standard",
     rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,
-    time_limit: TimeLimitOpt = None, json_out: JsonOpt = False,
-    B: BOpt = 5, C: COpt = 10.0, method: MethodOpt = "kernel-search", M: MOpt = None,
-    relax_solver: Annotated[str | None, typer.Option(
-        "--relax-solver", help="Solver for the conic relaxations (default Clarabel).")] = None,
+    time_limit: TimeLimitOpt = None, test_size: TestSizeOpt = 0.0, json_out: JsonOpt = False,
+    B: BOpt = D["B"], C: COpt = D["C"], method: MethodOpt = "kernel-search", M: MOpt = None,
+    relax_solver: RelaxSolverOpt = None,
     misocp_solver: Annotated[str | None, typer.Option(
         "--misocp-solver", help="Solver for SR-DLMP(K) in exact (default: --solver).")] = None,
-    k: Annotated[int, typer.Option("--k", help="Local Search excess k.")] = 10,
-    rho: Annotated[int, typer.Option("--rho", help="Kernel Search bucket size.")] = 10,
-    s: Annotated[int, typer.Option("--s", help="Exact: features added to K per iter.")] = 10,
+    k: Annotated[int, typer.Option("--k", help="Local Search excess k.")] = D["k"],
+    rho: Annotated[int, typer.Option("--rho", help="Kernel Search bucket size.")] = D["rho"],
+    s: Annotated[int, typer.Option("--s", help="Exact: features added to K per iter.")] = D["s"],
     strategy: Annotated[str, typer.Option(
-        "--strategy", help="Upper-bound strategy of heuristic/exact.")] = "kernel-search",
+        "--strategy", help="Upper-bound strategy of heuristic/exact.")] = D["strategy"],
+    cop_form: Annotated[str, typer.Option(
+        "--cop-form", help="CoP (7) / CoP(K) (16) form: bilinear|perspective.")] = D["cop_form"],
     subproblem_time_limit: Annotated[float, typer.Option(
         "--subproblem-time-limit", help="Seconds per Kernel Search subproblem.")] = 60.0,
+    warm_start: Annotated[bool, typer.Option(
+        "--warm-start/--no-warm-start",
+        help="bigm/cop: start the solver from the Kernel Search incumbent (CoP*).")] = True,
+    verbose: Annotated[bool, typer.Option("--verbose", help="Progress on stderr.")] = False,
 ) -> None:
     """Linear SVM feature selection with a hard cardinality constraint (paper D)."""
-    from sparsekm.algorithms.fs_linear_solve import solve_fs_linear
-
-    with cli_errors():
-        ds = scale_fit_transform(scale, load_cli_data(data, label, rows))
-        _check_B(B, ds.n)
-        res = solve_fs_linear(ds.X, ds.y, B, C, method=method, solver=solver,
-                              relax_solver=relax_solver, misocp_solver=misocp_solver,
-                              time_limit=time_limit, M=M, k=k, rho=rho, s=s,
-                              strategy=strategy, subproblem_time_limit=subproblem_time_limit)
-        acc = float(np.mean(np.where(ds.X @ res.w + res.b >= 0, 1.0, -1.0) == ds.y))
-        params = {"B": B, "C": C, "M": M, "k": k, "rho": rho, "s": s, "strategy": strategy,
-                  "scale": scale, "seed": seed, "time_limit": time_limit}
-        extra = {"b": res.b, "w_selected": [res.w[j] for j in res.selected],
-                 "train_accuracy": acc, "iterations": res.log or None}
-        if "M" in res.info:
-            extra["M_used"] = res.info["M"]
-        payload = result_payload(
-            problem="fs-linear", method=method, solver=res.solver or solver, ds=ds,
-            params=params, status=res.status, objective=res.objective, lower_bound=res.lower_bound,
-            gap=res.gap, selected=res.selected, time_s=res.time_s, **extra)
-        emit(payload, json_out)
+    opts = RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
+    params: dict[str, Any] = {
+        "method": method, "B": B, "C": C, "relax_solver": relax_solver,
+        "misocp_solver": misocp_solver, "subproblem_time_limit": subproblem_time_limit,
+        "warm_start": warm_start, "verbose": verbose, "k": k, "rho": rho, "s": s,
+        "strategy": strategy, "cop_form": cop_form}
+    if M is not None:
+        params["M"] = M
+    run_command(run, opts, json_out, **params)
 
 
 @relax_app.command("fs-linear")
 def relax_fs_linear_cmd(
     data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "standard",
     rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,
-    time_limit: TimeLimitOpt = None, json_out: JsonOpt = False,
-    B: BOpt = 5, C: COpt = 10.0, relaxation: RelaxOpt = "dscop", M: MOpt = None,
+    time_limit: TimeLimitOpt = None, test_size: TestSizeOpt = 0.0, json_out: JsonOpt = False,
+    B: BOpt = D["B"], C: COpt = D["C"], relaxation: RelaxOpt = "dscop", M: MOpt = None,
     conic: Annotated[str, typer.Option(
         "--conic", help="Decomposed forms: soc (Lemma 4.3) or sdp (PSD blocks).")] = "soc",
 ) -> None:
     """A lower bound on FS-SVM (2) from a relaxation of paper D (objective = the bound)."""
-    from sparsekm.models.fs_linear import estimate_big_m
-    from sparsekm.relaxations.fs_linear import (
-        NEEDS_M,
-        canonical_relaxation,
-        solve_relaxation,
-    )
-
-    with cli_errors():
-        ds = scale_fit_transform(scale, load_cli_data(data, label, rows))
-        _check_B(B, ds.n)
-        name = canonical_relaxation(relaxation)
-        t0 = time.perf_counter()
-        Mv = M
-        if name in NEEDS_M and M is None:
-            Mv = estimate_big_m(ds.X, ds.y, B, C)
-        r = solve_relaxation(ds.X, ds.y, B, C, name, M=Mv if name in NEEDS_M else None,
-                             solver=solver, time_limit=time_limit, conic=conic)
-        order = np.argsort(r.u, kind="stable")[:B] if r.u is not None else None
-        params = {"B": B, "C": C, "M": Mv if name in NEEDS_M else None, "conic": conic,
-                  "scale": scale, "seed": seed, "time_limit": time_limit}
-        payload = result_payload(
-            problem="fs-linear", method=name, solver=r.solver, ds=ds, params=params,
-            status=r.status, objective=r.bound, lower_bound=r.bound, gap=None,
-            selected=None if order is None else order.tolist(),
-            time_s=time.perf_counter() - t0, equation=r.info.get("equation"),
-            u=None if r.u is None else r.u.tolist())
-        payload["selected_meaning"] = "the B features with the smallest relaxed u*_j"
-        emit(payload, json_out)
+    opts = RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
+    params: dict[str, Any] = {"relaxation": relaxation, "B": B, "C": C, "conic": conic}
+    if M is not None:
+        params["M"] = M
+    run_command(run_relax, opts, json_out, **params)
 
 
-def demo_section(ds, quick: bool = False) -> list[str]:
+def demo_section(ds: Any, quick: bool = False) -> list[str]:
     """A certified paper-D run: Kernel Search incumbent, DSCoP bound, gap, names, accuracy."""
-    from sparsekm.algorithms.fs_linear_kernel_search import kernel_search
+    from sparsekm.algorithms.fs_linear import solve_fs_linear
     from sparsekm.data import train_test_split
+    from sparsekm.models.fs_linear import FSLinearProblem
+    from sparsekm.solvers import SolverPlan
 
-    B, C = 5, 10.0
-    B = min(B, ds.n)
+    B, C = min(5, ds.n), 10.0
     train, test = train_test_split(ds, test_size=0.2, seed=0)
     if quick:
         train = train.head(min(train.m, 150))
+    plan = SolverPlan(time_limit=60 if quick else 300, subproblem_time_limit=20 if quick else 60)
     t0 = time.perf_counter()
-    res = kernel_search(train.X, train.y, B, C, rho=10, time_limit=60 if quick else 300,
-                        subproblem_time_limit=20 if quick else 60)
+    res = solve_fs_linear(FSLinearProblem(train.X, train.y, B=B, C=C), "kernel-search", plan,
+                          rho=10)
     dt = time.perf_counter() - t0
-
-    def acc(d) -> float:
-        return float(np.mean(np.where(d.X @ res.w + res.b >= 0, 1.0, -1.0) == d.y))
-
+    w, b = res.values["w"], res.values["b"]
     names = [train.feature_names[j] for j in res.selected]
     return [
         "\n== Feature selection, linear SVM with at most B features (paper D) " + "=" * 8,
         f"  FS-SVM (2): B = {B}, C = {C:g}, train m = {train.m}, test m = {test.m}",
         f"  Kernel Search (Alg. 2) incumbent  objective = {res.objective:.6f}",
-        f"  DSCoP (13) lower bound            {res.lower_bound:.6f}",
+        f"  DSCoP (13) lower bound            {res.bound:.6f}",
         f"  certified gap                     {100 * (res.gap or 0.0):.3f} %  ({dt:.1f} s)",
         f"  selected features: {', '.join(names)}",
-        f"  accuracy: train {acc(train):.3f}, test {acc(test):.3f}",
+        f"  accuracy: train {accuracy(train.X @ w + b, train.y):.3f}, "
+        f"test {accuracy(test.X @ w + b, test.y):.3f}",
     ]

@@ -1,7 +1,9 @@
 """scikit-learn estimator for linear SVM feature selection with a hard cardinality constraint.
 
-Paper D (Bomze, D'Onofrio, Palagi, Peng, 2024): FS-SVM (2) solved by BigMP (6), CoP (7), Local
-Search (Alg. 1), Kernel Search (Alg. 2), the heuristic (Alg. 3) or the exact procedure (Alg. 4).
+Paper D (Bomze, D'Onofrio, Palagi, Peng, 2024): FS-SVM (2) solved by any registered method
+(``sparsekm methods fs-linear``): BigMP (6), CoP (7), Local Search (Alg. 1), Kernel Search
+(Alg. 2), the heuristic (Alg. 3), the exact procedure (Alg. 4), enumeration. Defaults are the
+registry's, shared with the CLI.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from sparsekm.algorithms.fs_linear_solve import METHODS, solve_fs_linear
+from sparsekm import registry
+
+D = registry.defaults("fs-linear")
 
 
 class CardinalityLinearSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
@@ -24,24 +28,28 @@ class CardinalityLinearSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
     ----------
     B : budget on the number of features (1 <= B <= n).
     C : misclassification penalty (> 0); objective 1/2||w||^2 + C sum xi.
-    method : one of ``bigm, cop, local-search, kernel-search, heuristic, exact``.
+    method : a registered fs-linear method (``bigm, cop, enumerate, exact, heuristic,
+        kernel-search, local-search``).
     solver : solver for the MIQP/MISOCP parts (None = configured default, SCIP).
     relax_solver : solver for the conic relaxations (None = Clarabel).
     time_limit : global seconds; the incumbent is kept on the limit.
     M, k, rho, s, strategy : method parameters (big-M; Local Search k; Kernel Search rho;
-        exact s; upper-bound strategy of Algorithms 3/4).
+        exact s; upper-bound strategy of Algorithms 3/4); each method uses its own.
+    subproblem_time_limit : seconds per Kernel Search subproblem (paper: 60).
 
     Attributes
     ----------
     coef_ : (1, n) weights w; intercept_ : (1,) bias b; classes_ : the two labels (classes_[1]
-    is the +1 class); result_ : the FSLinearResult (objective, lower_bound, gap, log);
+    is the +1 class); result_ : the :class:`~sparsekm.solvers.Result` (objective, bound, gap,
+log); objective_, lower_bound_, gap_;
     feature_names_in_ : column names when fitted on a DataFrame.
     """
 
-    def __init__(self, B: int = 5, C: float = 1.0, method: str = "kernel-search",
+    def __init__(self, B: int = D["B"], C: float = D["C"], method: str = "kernel-search",
                  solver: str | None = None, relax_solver: str | None = None,
-                 time_limit: float | None = None, M: float | None = None, k: int = 10,
-                 rho: int = 10, s: int = 10, strategy: str = "kernel-search") -> None:
+                 time_limit: float | None = None, M: float | None = None, k: int = D["k"],
+                 rho: int = D["rho"], s: int = D["s"], strategy: str = D["strategy"],
+                 subproblem_time_limit: float | None = 60.0) -> None:
         self.B = B
         self.C = C
         self.method = method
@@ -53,11 +61,15 @@ class CardinalityLinearSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
         self.rho = rho
         self.s = s
         self.strategy = strategy
+        self.subproblem_time_limit = subproblem_time_limit
 
     def fit(self, X: Any, y: Any) -> CardinalityLinearSVC:
         """Solve FS-SVM (2) on (X, y); y may hold any two labels."""
-        if self.method not in METHODS:
-            raise ValueError(f"method={self.method!r}: choose one of {', '.join(METHODS)}")
+        from sparsekm.algorithms.fs_linear import solve_fs_linear
+        from sparsekm.models.fs_linear import FSLinearProblem
+        from sparsekm.solvers import SolverPlan
+
+        entry = registry.get("fs-linear", "method", self.method)  # ValueError lists methods
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_ = unique_labels(y)
         if self.classes_.size != 2:
@@ -67,15 +79,19 @@ class CardinalityLinearSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
         B = self.B
         if not (isinstance(B, int | np.integer) and 1 <= B <= X.shape[1]):
             raise ValueError(f"B={B} must be an integer in [1, n_features={X.shape[1]}]")
-        res = solve_fs_linear(X, ypm, int(B), float(self.C), method=self.method,
-                              solver=self.solver, relax_solver=self.relax_solver,
-                              time_limit=self.time_limit, M=self.M, k=self.k, rho=self.rho,
-                              s=self.s, strategy=self.strategy)
+        plan = SolverPlan(solver=self.solver, relax_solver=self.relax_solver,
+                          time_limit=self.time_limit,
+                          subproblem_time_limit=self.subproblem_time_limit)
+        given = {"k": self.k, "rho": self.rho, "s": self.s, "strategy": self.strategy,
+                 "M": self.M}
+        opts = {k: v for k, v in given.items() if k in entry.options}
+        res = solve_fs_linear(FSLinearProblem(X, ypm, B=int(B), C=float(self.C)), entry.name,
+                              plan, **opts)
         self.result_ = res
-        self.coef_ = np.asarray(res.w, dtype=float).reshape(1, -1)
-        self.intercept_ = np.array([float(res.b)])
+        self.coef_ = np.asarray(res.values["w"], dtype=float).reshape(1, -1)
+        self.intercept_ = np.array([float(res.values["b"])])
         self.objective_ = res.objective
-        self.lower_bound_ = res.lower_bound
+        self.lower_bound_ = res.bound
         self.gap_ = res.gap
         return self
 

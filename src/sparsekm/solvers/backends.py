@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from .cvxpy_adapter import CvxpyAdapter, interior_point_bound, scs_dual_bound
+from .cvxpy_adapter import CvxpyAdapter, interior_point_bound, no_certified_bound
 from .ipopt_adapter import IpoptAdapter
 from .pyomo_adapter import PyomoAdapter
 from .qp import ClarabelMatrixAdapter, matrix_adapter
@@ -195,7 +195,8 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in [
     }),
     Backend("scs", "SCS", "scs", "scs", False, {
         "cvxpy": CvxpyAdapter("SCS", _ALL_CONTINUOUS_CONIC,
-                              _opts(time_limit="time_limit_secs"), dual_bound=scs_dual_bound),
+                              _opts(time_limit="time_limit_secs"),
+                              dual_bound=no_certified_bound),
     }),
     Backend("ipopt", "Ipopt", "cyipopt", "cyipopt-wheels", False, {
         "pyomo": IpoptAdapter("pyomo", {LP, QP, NLP}),

@@ -6,17 +6,19 @@ import math
 
 import numpy as np
 import pytest
-from test_fs_linear_instances import INSTANCES, enum_opt, get
+from fs_linear_instances import INSTANCES, enum_opt, get, prob
 
-from sparsekm.models.fs_linear import solve_svm
+from sparsekm import registry
+from sparsekm.models.svm import solve_svm
 from sparsekm.relaxations.fs_linear import (
-    RELAXATIONS,
     bigm_tightening,
-    canonical_relaxation,
+    perspective_bound,
     solve_relaxation,
 )
+from sparsekm.solvers import SolverPlan
 
 REL = 2e-5  # interior-point (Clarabel) tolerance on bound equalities
+PAPER = ("box", "shor-bigm", "shor-cop", "shor-cop-bigm", "dsmp", "dscop", "dscomp")
 
 
 def close(a: float, b: float, rel: float = REL) -> bool:
@@ -24,8 +26,13 @@ def close(a: float, b: float, rel: float = REL) -> bool:
 
 
 def bounds(key: str, B: int, C: float, M: float, conic: str = "sdp") -> dict[str, float]:
-    X, y = get(key)
-    return {r: solve_relaxation(X, y, B, C, r, M=M, conic=conic).bound for r in RELAXATIONS}
+    p = prob(key, B, C)
+    out = {}
+    for r in PAPER:
+        opts = {k: v for k, v in {"M": M, "conic": conic}.items()
+                if k in registry.get("fs-linear", "relaxation", r).options}
+        out[r] = solve_relaxation(p, r, **opts).bound
+    return out
 
 
 @pytest.mark.parametrize("key,B,C", INSTANCES)
@@ -44,9 +51,12 @@ def test_relaxation_theorems_with_valid_tight_m(key: str, B: int, C: float) -> N
     for name, val in bd.items():
         assert val <= opt * (1 + REL), (name, val, opt)
     # SOC form (Lemma 4.3) gives the same bounds as the PSD blocks
-    X, y = get(key)
+    p = prob(key, B, C)
     for r in ("dscop", "dscomp", "dsmp"):
-        assert close(solve_relaxation(X, y, B, C, r, M=M, conic="soc").bound, bd[r])
+        opts = {"M": M} if r != "dscop" else {}
+        assert close(solve_relaxation(p, r, conic="soc", **opts).bound, bd[r])
+    # the m-variable dual of (13) gives DSCoP's bound (conic strong duality)
+    assert close(solve_relaxation(p, "perspective-dual").bound, bd["dscop"])
 
 
 @pytest.mark.parametrize("key,B,C", INSTANCES[:3] + INSTANCES[4:])
@@ -55,16 +65,17 @@ def test_box_equals_svm_for_large_m_and_scop_strictly_better(key: str, B: int, C
     """Thm 3.1: M >= ||w*||_1/B makes Box (8) equal the plain SVM (1); Thm 3.4: SCoP (11) is
     strictly above (1) when the SVM optimum has more than B nonzeros."""
     X, y = get(key)
+    p = prob(key, B, C)
     w_svm, _, svm = solve_svm(X, y, C)
     # The proof of Thm 3.1 sets v_j = |w*_j|/M, which needs v_j <= 1 too: the right threshold
     # is max(||w*||_1/B, ||w*||_inf) (paper D states ||w*||_1/B only).
     M = max(float(np.abs(w_svm).sum() / B), float(np.abs(w_svm).max()))
-    box = solve_relaxation(X, y, B, C, "box", M=M).bound
+    box = solve_relaxation(p, "box", M=M).bound
     assert close(box, svm)
     # M smaller than the threshold may lift the bound, never lowers it
-    assert solve_relaxation(X, y, B, C, "box", M=0.5 * M).bound >= svm - REL * svm
+    assert solve_relaxation(p, "box", M=0.5 * M).bound >= svm - REL * svm
     assert np.count_nonzero(np.abs(w_svm) > 1e-6) > B
-    scop = solve_relaxation(X, y, B, C, "dscop").bound
+    scop = solve_relaxation(p, "dscop").bound
     assert scop > svm * (1 + 1e-4)
     assert scop <= enum_opt(key, B, C)[0] * (1 + REL)
 
@@ -76,30 +87,46 @@ def test_theorem31_threshold_needs_linf_term() -> None:
     w_svm, _, svm = solve_svm(X, y, C)
     M = float(np.abs(w_svm).sum() / B)
     assert np.abs(w_svm).max() > M
-    assert solve_relaxation(X, y, B, C, "box", M=M).bound > svm * (1 + 1e-3)
+    assert solve_relaxation(prob("rand2", B, C), "box", M=M).bound > svm * (1 + 1e-3)
 
 
-def test_relaxed_u_v_and_names() -> None:
-    X, y = get("rand0")
-    r = solve_relaxation(X, y, 3, 1.0, "scop")
-    assert r.name == "shor-cop" and r.u is not None and r.v is not None
+def test_relaxed_u_v_names_and_errors() -> None:
+    p = prob("rand0", 3, 1.0)
+    r = solve_relaxation(p, "scop")  # an alias of shor-cop
+    assert r.method == "shor-cop" and r.u is not None and r.v is not None
     assert np.allclose(r.u + r.v, 1.0)
-    assert math.isclose(r.u.sum(), X.shape[1] - 3, rel_tol=1e-5)
+    assert math.isclose(r.u.sum(), p.n - 3, rel_tol=1e-5)
     assert np.all(r.u >= -1e-9) and np.all(r.u <= 1 + 1e-9)
-    assert canonical_relaxation("SMP") == "shor-bigm"
-    with pytest.raises(ValueError, match="needs a finite big-M"):
-        solve_relaxation(X, y, 3, 1.0, "box")
-    with pytest.raises(ValueError, match="unknown relaxation"):
-        solve_relaxation(X, y, 3, 1.0, "nope")
+    # without M the big-M forms use the always-valid sqrt(2 UB) (Remark 3.2)
+    opt = enum_opt("rand0", 3, 1.0)[0]
+    box = solve_relaxation(p, "box")
+    assert box.extra["M"] > 0 and box.bound <= opt * (1 + REL)
+    with pytest.raises(ValueError, match="unknown relaxation 'nope'"):
+        solve_relaxation(p, "nope")
+    with pytest.raises(ValueError, match="takes no option M"):
+        solve_relaxation(p, "dscop", M=1.0)
+
+
+def test_first_order_solver_bound_is_certified() -> None:
+    """SCS's primal and dual values of DSCoP may sit above the true bound; the bound is the
+    perspective dual g(alpha) at its multipliers (valid for any feasible alpha), so it never
+    exceeds Clarabel's certified value; and g at alpha = 0 is 0 (a trivial, valid bound)."""
+    p = prob("breast_cancer_wisconsin", 3, 0.1)
+    exact = solve_relaxation(p, "dscop")                     # Clarabel, interior point
+    scs = solve_relaxation(p, "dscop", SolverPlan(relax_solver="scs"))
+    assert scs.bound <= exact.objective * (1 + 1e-9)
+    assert scs.bound == pytest.approx(exact.bound, rel=1e-3)
+    assert scs.extra["solver_bound"] is None  # SCS's own dual value is no certificate
+    assert scs.extra["dual_certificate"] <= exact.objective * (1 + 1e-9)
+    assert perspective_bound(p, np.zeros(p.m)) == 0.0
 
 
 def test_bigm_tightening_prop41_is_valid_and_tighter() -> None:
     """Proposition 4.1: M from (19) covers ||w_bar*||_inf and is below sqrt(2 UB)."""
     key, B, C = "rand0", 3, 1.0
-    X, y = get(key)
     opt, _, winf = enum_opt(key, B, C)
     ub = opt * 1.05
-    M, hi, lo = bigm_tightening(X, y, B, C, ub)
+    M, hi, lo = bigm_tightening(prob(key, B, C), ub, SolverPlan())
     assert winf * (1 - 1e-5) <= M
     assert math.sqrt(2 * ub) > M
     assert np.all(hi >= lo - 1e-7)

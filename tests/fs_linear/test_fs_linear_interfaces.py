@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import typer
-from test_fs_linear_instances import enum_opt, get, real_instance
+from fs_linear_instances import enum_opt, get, real_instance
 from typer.testing import CliRunner
 
 from sparsekm.estimators.fs_linear import CardinalityLinearSVC
@@ -47,8 +47,26 @@ def test_estimator_pipeline_gridsearch() -> None:
     assert 0.5 < g.best_score_ <= 1.0
     with pytest.raises(ValueError, match="B=9"):
         CardinalityLinearSVC(B=9).fit(X, y)
-    with pytest.raises(ValueError, match="method="):
+    with pytest.raises(ValueError, match="unknown method 'magic'"):
         CardinalityLinearSVC(method="magic").fit(X, y)
+
+
+def test_cli_estimator_and_registry_share_defaults() -> None:
+    """One source of defaults: the problem object and the registered methods."""
+    import inspect
+
+    from sparsekm import registry
+    from sparsekm.cli.fs_linear import solve_fs_linear_cmd
+
+    reg = registry.defaults("fs-linear")
+    est = {k: p.default for k, p in
+           inspect.signature(CardinalityLinearSVC.__init__).parameters.items()}
+    cli = {k: p.default for k, p in inspect.signature(solve_fs_linear_cmd).parameters.items()}
+    for key in ("B", "C", "k", "rho", "s", "strategy", "subproblem_time_limit"):
+        assert est[key] == cli[key], key
+    for key in ("B", "C", "k", "rho", "s", "strategy"):
+        assert est[key] == reg[key], key
+    assert (reg["B"], reg["C"], reg["k"], reg["rho"]) == (5, 10.0, 10, 10)
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +81,7 @@ def cli():
 
 
 def test_cli_solve_and_relax_json(cli) -> None:
+    from sparsekm.models.fs_linear import FSLinearProblem
     from sparsekm.relaxations.fs_linear import solve_relaxation
 
     r = cli("solve", "fs-linear", "--data", "wholesale", "--B", "2", "--C", "10",
@@ -88,11 +107,13 @@ def test_cli_solve_and_relax_json(cli) -> None:
     ds = load_dataset("wholesale")
     Xs = Scaler("standard").fit(ds.X).transform(ds.X)
     assert box["objective"] == pytest.approx(
-        solve_relaxation(Xs, ds.y, 2, 10.0, "box", M=0.5).bound, rel=1e-6)
+        solve_relaxation(FSLinearProblem(Xs, ds.y, B=2, C=10.0), "box", M=0.5).bound, rel=1e-6)
 
 
 def test_cli_errors(cli) -> None:
     r = cli("solve", "fs-linear", "--data", "wholesale", "--B", "30")
     assert r.exit_code == 2 and "--B 30" in r.output
     r = cli("relax", "fs-linear", "--data", "wholesale", "--relaxation", "foo")
-    assert r.exit_code == 2 and "unknown relaxation" in r.output
+    assert r.exit_code == 2 and "unknown relaxation 'foo'" in r.output
+    r = cli("solve", "fs-linear", "--data", "wholesale", "--method", "nope")
+    assert r.exit_code == 2 and "choose one of" in r.output and "kernel-search" in r.output

@@ -6,27 +6,28 @@ import math
 
 import numpy as np
 import pytest
-from test_fs_linear_instances import enum_opt, get
+from fs_linear_instances import enum_opt, get, prob
 
 from sparsekm.models.fs_linear import (
+    FSLinearProblem,
+    add_new_feature_cut,
+    add_objective_cut,
     bigm_model,
-    check_fs_inputs,
     cop_model,
     estimate_big_m,
-    solve_fs_model,
-    solve_svm,
+    solve_formulation,
     sr_dlmp_model,
-    svm_model,
 )
+from sparsekm.models.svm import solve_svm, svm_primal_model
 from sparsekm.relaxations.fs_linear import solve_relaxation
-from sparsekm.solvers import SolverError, solve
+from sparsekm.solvers import SolverError, SolverPlan, solve
 
 TOL = 1e-5
 
 
-def _try(model, X, y, solver):
+def _try(problem, model, solver):
     try:
-        return solve_fs_model(model, X, y, solver=solver, time_limit=60)
+        return solve_formulation(problem, model, SolverPlan(solver=solver), time_limit=60)
     except SolverError as exc:  # commercial solver absent or over its size limit
         pytest.skip(f"{solver}: {exc}")
 
@@ -40,84 +41,86 @@ def test_bigmp_and_cop_reach_enumerated_optimum(solver: str, key: str, B: int, C
                                                 ) -> None:
     """BigMP (6) (= B and <= B), CoP (7) (bilinear and perspective) reach the optimum of (2)
     found by enumerating all C(n, B) supports, with two different MIQP solvers."""
-    X, y = get(key)
     opt, S, _ = enum_opt(key, B, C)
-    M = estimate_big_m(X, y, B, C)
-    models = [bigm_model(X, y, B, C, M, "eq"), bigm_model(X, y, B, C, M, "le"),
-              cop_model(X, y, B, C, "eq"), cop_model(X, y, B, C, "le"),
-              cop_model(X, y, B, C, form="perspective")]
-    for mdl in models:
-        res, raw = _try(mdl, X, y, solver)
-        assert raw.status.value == "optimal", (mdl.name, raw.message)
+    eq, le = prob(key, B, C), prob(key, B, C, cardinality="le")
+    M = estimate_big_m(eq)
+    cases = [(eq, bigm_model(eq, M)), (le, bigm_model(le, M)), (eq, cop_model(eq)),
+             (le, cop_model(le)), (eq, cop_model(eq, form="perspective"))]
+    for p, mdl in cases:
+        res = _try(p, mdl, solver)
+        assert res.status.value == "optimal", (mdl.name, res.message)
         assert math.isclose(res.objective, opt, rel_tol=TOL), (mdl.name, res.objective, opt)
         assert tuple(res.selected) == S
-        assert res.lower_bound <= opt * (1 + TOL)
-        assert math.isclose(raw.objective, opt, rel_tol=2e-4)
+        assert res.bound <= opt * (1 + TOL)
+        assert math.isclose(res.extra["solver_objective"], opt, rel_tol=2e-4)
 
 
 def test_restricted_cop_cuts_and_infeasibility() -> None:
     """CoP(K) (16): (17) objective <= UB below the optimum is infeasible (a normal status);
     (18) forces a feature of the new bucket."""
     key, B, C = "rand0", 3, 1.0
-    X, y = get(key)
+    p = prob(key, B, C, cardinality="le")
     opt, S, _ = enum_opt(key, B, C)
-    K = list(range(X.shape[1]))
-    res, raw = solve_fs_model(cop_model(X, y, B, C, "le", K=K, ub=opt * 0.99), X, y)
-    assert raw.status.value == "infeasible" and not res.has_solution
+    K = list(range(p.n))
+    plan = SolverPlan()
+    res = solve_formulation(p, add_objective_cut(cop_model(p, K=K), opt * 0.99), plan)
+    assert res.status.value == "infeasible" and not res.has_solution
     new = [j for j in K if j not in S][:3]
-    res, raw = solve_fs_model(cop_model(X, y, B, C, "le", K=K, new_features=new), X, y)
+    res = solve_formulation(p, add_new_feature_cut(cop_model(p, K=K), new), plan)
     assert set(res.selected) & set(new)
     assert res.objective > opt * (1 + 1e-6)
     # restricted to a subset smaller than B: "<= B" keeps it feasible, w = 0 outside K
-    res, _ = solve_fs_model(cop_model(X, y, B, C, "le", K=[5, 6]), X, y)
+    res = solve_formulation(p, cop_model(p, K=[5, 6]), plan)
     assert set(res.selected) <= {5, 6}
-    assert math.isclose(res.objective, solve_svm(X, y, C, features=[5, 6])[2], rel_tol=1e-6)
+    assert math.isclose(res.objective, solve_svm(p.X, p.y, C, features=[5, 6])[2], rel_tol=1e-6)
+    assert res.bound is None  # CoP(K)'s bound is not a bound on (2)
 
 
 def test_sr_dlmp_bounds() -> None:
     """SR-DLMP(K) (21): K = {} gives the DSCoP (13) bound, any K a bound <= optimum, and
     K = [1:n] the optimum itself (both forms)."""
     key, B, C = "rand0", 3, 1.0
-    X, y = get(key)
-    n = X.shape[1]
+    p = prob(key, B, C)
     opt, _, _ = enum_opt(key, B, C)
-    dscop = solve_relaxation(X, y, B, C, "dscop").bound
-    r0 = solve(sr_dlmp_model(X, y, B, C, K=[]))
+    dscop = solve_relaxation(p, "dscop").bound
+    r0 = solve(sr_dlmp_model(p, K=[]))
     assert math.isclose(r0.objective, dscop, rel_tol=1e-5)
-    M = estimate_big_m(X, y, B, C)
+    M = estimate_big_m(p)
     prev = dscop
-    for K in ([0, 1], [0, 1, 2, 3], list(range(n))):
+    for K in ([0, 1], [0, 1, 2, 3], list(range(p.n))):
         for form in ("perspective", "paper"):
-            r = solve(sr_dlmp_model(X, y, B, C, K=K, M=M, form=form), mip_gap=1e-8)
+            r = solve(sr_dlmp_model(p, K=K, M=M, form=form), mip_gap=1e-8)
             assert r.bound <= opt * (1 + TOL)
             assert r.bound >= prev * (1 - 1e-4)
         prev = r.bound
     assert math.isclose(prev, opt, rel_tol=2e-4)
 
 
-def test_plain_and_elastic_net_svm() -> None:
-    """SVM (1) Pyomo model = direct QP; EN-SVM (Sec. 5.4) with a huge l1 gives w = 0."""
+@pytest.mark.parametrize("solver", [None, "highs", "scs"])
+def test_plain_and_elastic_net_svm(solver: str | None) -> None:
+    """SVM (1) Pyomo model = the matrix QP on any QP solver (the solver flag reaches it);
+    EN-SVM (Sec. 5.4) with a huge l1 gives w = 0."""
     X, y = get("rand1")
-    w, b, obj = solve_svm(X, y, 10.0)
-    r = solve(svm_model(X, y, 10.0))
-    assert math.isclose(r.objective, obj, rel_tol=1e-6)
+    w, b, obj = solve_svm(X, y, 10.0, solver=solver)
+    r = solve(svm_primal_model(X, y, 10.0))
+    assert math.isclose(r.objective, obj, rel_tol=1e-6 if solver != "scs" else 1e-4)
     w_en, _, _ = solve_svm(X, y, 1.0, l1=1e4)
     assert np.allclose(w_en, 0.0, atol=1e-6)
     w_en2, _, obj2 = solve_svm(X, y, 10.0, l1=16.0)
     assert np.count_nonzero(np.abs(w_en2) > 1e-6) < np.count_nonzero(np.abs(w) > 1e-6)
-    r2 = solve(svm_model(X, y, 10.0, l1=16.0))
+    r2 = solve(svm_primal_model(X, y, 10.0, l1=16.0))
     assert math.isclose(r2.objective, obj2, rel_tol=1e-5)
 
 
 @pytest.mark.parametrize("kw,msg", [
-    (dict(B=9), "exceeds the number of features"), (dict(B=0), "must be an integer >= 1"),
-    (dict(C=0.0), "C=0.0 must be"), (dict(y1=True), "one class"),
+    (dict(B=9), "B=9 > n=8"), (dict(B=0), "B=0 < 1"), (dict(C=0.0), "C=0.0 must be"),
+    (dict(y1=True), "one class"), (dict(cardinality="lt"), "cardinality"),
 ])
 def test_bad_input_messages(kw: dict, msg: str) -> None:
     X, y = get("rand0")
     if kw.pop("y1", False):
         y = np.ones_like(y)
     with pytest.raises(ValueError, match=msg):
-        check_fs_inputs(X, y, kw.get("B", 3), kw.get("C", 1.0))
+        FSLinearProblem(X, y, **{"B": 3, "C": 1.0, **kw})
     with pytest.raises(ValueError, match="2-D"):
-        check_fs_inputs(X[0], y)
+        FSLinearProblem(X[0], y)

@@ -6,6 +6,8 @@ import functools
 
 import numpy as np
 
+from sparsekm.models.fs_linear import FSLinearProblem
+
 
 def random_instance(seed: int, m: int = 30, n: int = 8) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
@@ -26,21 +28,25 @@ def real_instance(name: str, rows: int = 60) -> tuple[np.ndarray, np.ndarray, li
     return X, ds.y[idx].astype(float), list(ds.feature_names)
 
 
-@functools.cache
-def enum_opt(key: str, B: int, C: float) -> tuple[float, tuple[int, ...], float]:
-    """(optimum, support, ||w_bar||_inf) of (2) by enumeration, cached per instance."""
-    from sparsekm.models.fs_linear import enumerate_supports
-
-    X, y = get(key)
-    obj, S, w, _ = enumerate_supports(X, y, B, C)
-    return obj, tuple(S), float(np.abs(w).max())
-
-
 def get(key: str) -> tuple[np.ndarray, np.ndarray]:
     if key.startswith("rand"):
         return random_instance(int(key[4:]))
     X, y, _ = real_instance(key)
     return X, y
+
+
+def prob(key: str, B: int, C: float, **kw) -> FSLinearProblem:
+    X, y = get(key)
+    return FSLinearProblem(X, y, B=B, C=C, **kw)
+
+
+@functools.cache
+def enum_opt(key: str, B: int, C: float) -> tuple[float, tuple[int, ...], float]:
+    """(optimum, support, ||w_bar||_inf) of (2) by enumeration, cached per instance."""
+    from sparsekm.algorithms.fs_linear import solve_fs_linear
+
+    r = solve_fs_linear(prob(key, B, C), "enumerate")
+    return r.objective, tuple(r.selected), float(np.abs(r.values["w"]).max())
 
 
 INSTANCES = [("rand0", 3, 1.0), ("rand1", 2, 10.0), ("rand2", 4, 0.5),

@@ -1,11 +1,8 @@
-"""The plain soft-margin SVM as declarative models.
+"""The SVM dual, paper A eq. (3), as declarative models (Pyomo and CVXPY).
 
-* :func:`svm_primal_model` — paper D eq. (1) (= paper A eq. (2)), a convex QP in (w, b, xi).
-* :func:`svm_dual_model` / :func:`svm_dual_problem` — paper A eq. (3), the dual QP in alpha
-  with Q = diag(y) K diag(y), as a Pyomo model and as a CVXPY problem.
-
-The fast path for the same dual is :func:`sparsekm.solvers.smo.solve_svm_dual`
-(libsvm); tests check that they agree.
+min 1/2 a'Qa - 1'a  s.t.  y'a = 0, 0 <= a <= C,  Q = diag(y) K diag(y).
+The native fast path for the same dual is :func:`sparsekm.solvers.smo.solve_svm_dual`; tests
+check that they agree.
 """
 
 from __future__ import annotations
@@ -14,32 +11,16 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.data.checks import check_labels
+from sparsekm.registry import register
 from sparsekm.solvers import ProblemClass, declare_class
 
+from ..problem import check_positive
 
-def _check(y: np.ndarray, C: float, m: int) -> np.ndarray:
-    y = np.asarray(y, dtype=float).ravel()
-    if y.shape[0] != m:
-        raise ValueError(f"y has {y.shape[0]} labels for {m} samples; pass one label per row")
-    if not np.all(np.isin(y, (-1.0, 1.0))) or np.unique(y).size < 2:
-        raise ValueError("y must hold both classes coded -1/+1; map labels with "
-                         "sparsekm.data.as_dataset")
-    if not C > 0:
-        raise ValueError(f"C must be > 0 (got {C})")
-    return y
+__all__ = ["svm_dual_model", "svm_dual_problem"]
 
 
-def svm_primal_model(X: np.ndarray, y: np.ndarray, C: float) -> Any:
-    """Paper D eq. (1): min 1/2||w||^2 + C sum xi  s.t. y_i (w'x_i + b) >= 1 - xi_i, xi >= 0.
-
-    One builder serves the plain SVM and the feature-selection models of paper D:
-    this is :func:`sparsekm.models.fs_linear.svm_model` with ``l1 = 0``.
-    """
-    from sparsekm.models.fs_linear import svm_model
-
-    return svm_model(X, y, C)
-
-
+@register("svm", "formulation", "dual", paper="A", ref="eq. (3)", problem_class="QP")
 def svm_dual_model(K: np.ndarray, y: np.ndarray, C: float, form: str = "factored") -> Any:
     """Paper A eq. (3): min 1/2 a'Qa - 1'a  s.t. y'a = 0, 0 <= a <= C (Pyomo).
 
@@ -54,7 +35,8 @@ def svm_dual_model(K: np.ndarray, y: np.ndarray, C: float, form: str = "factored
 
     K = np.asarray(K, dtype=float)
     m = K.shape[0]
-    y = _check(y, C, m)
+    y = check_labels(y, m)
+    check_positive("C", C)
     if form not in ("factored", "dense"):
         raise ValueError(f"form={form!r}: choose 'factored' or 'dense'")
     mdl = pyo.ConcreteModel(name=f"SVM dual (paper A eq. 3, {form})")
@@ -90,7 +72,8 @@ def svm_dual_problem(K: np.ndarray, y: np.ndarray, C: float) -> Any:
 
     K = np.asarray(K, dtype=float)
     m = K.shape[0]
-    y = _check(y, C, m)
+    y = check_labels(y, m)
+    check_positive("C", C)
     Q = (y[:, None] * y[None, :]) * K
     alpha = cp.Variable(m, name="alpha")
     obj = 0.5 * cp.quad_form(alpha, cp.psd_wrap(0.5 * (Q + Q.T))) - cp.sum(alpha)

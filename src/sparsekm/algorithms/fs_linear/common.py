@@ -1,0 +1,99 @@
+"""What paper D's Algorithms 1-4 share: the search options, the DSCoP ranking, the restricted
+CoP(K) subproblem, the safety-net incumbent and the final bookkeeping."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sparsekm.models.fs_linear import (
+    COP_FORMS,
+    FSLinearProblem,
+    add_new_feature_cut,
+    add_objective_cut,
+    cop_model,
+    solve_formulation,
+    support_result,
+)
+from sparsekm.solvers import Result, SolverPlan, Termination
+
+STRATEGIES = ("local-search", "kernel-search")
+
+
+@dataclass(frozen=True)
+class Search:
+    """The upper-bounding strategy of Algorithms 3 and 4 and its parameters.
+
+    ``strategy``: Local Search (Algorithm 1, excess ``k``) or Kernel Search (Algorithm 2,
+    bucket size ``rho``); ``cop_form``: the form of the CoP(K) subproblems (see
+    :func:`~sparsekm.models.fs_linear.cop_model`).
+    """
+
+    strategy: str = "kernel-search"
+    k: int = 10
+    rho: int = 10
+    cop_form: str = "bilinear"
+
+    def __post_init__(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy={self.strategy!r}: use one of {STRATEGIES}")
+        if self.k < 0:
+            raise ValueError(f"k={self.k} must be >= 0 (the number of extra features beyond B)")
+        if self.rho < 1:
+            raise ValueError(f"rho={self.rho} must be >= 1 (features per bucket)")
+        if self.cop_form not in COP_FORMS:
+            raise ValueError(f"cop_form={self.cop_form!r}: use one of {COP_FORMS}")
+
+
+def rank_features(u: np.ndarray) -> np.ndarray:
+    """Features by increasing u*_j (ties by index): the most promising first (Alg. 1/2 step 3)."""
+    return np.lexsort((np.arange(u.size), np.round(np.asarray(u, dtype=float), 9)))
+
+
+def dscop_ranking(problem: FSLinearProblem, plan: SolverPlan, relaxation: str = "dscop",
+                  M: float | None = None) -> Result:
+    """Solve the relaxation (13) (or (14) with ``M``) in SOC form for u* and its bound."""
+    from sparsekm.relaxations.fs_linear import solve_relaxation
+
+    opts = {"M": M} if relaxation == "dscomp" else {}
+    r = solve_relaxation(problem, relaxation, plan, **opts)
+    if r.values.get("u") is None:
+        raise RuntimeError(f"relaxation {relaxation} failed with status {r.status.value} "
+                           f"({r.message}); try another relaxation solver (--relax-solver)")
+    return r
+
+
+def solve_restricted(problem: FSLinearProblem, plan: SolverPlan, K: Sequence[int],
+                     cop_form: str, ub: float | None = None,
+                     new_features: Sequence[int] | None = None) -> Result:
+    """CoP(K) (16) [+ (17) + (18)] under the "<= B" budget (Remark 2.2), within the plan's
+    subproblem time limit; its point is polished by the SVM (1)."""
+    from dataclasses import replace
+
+    sub = replace(problem, cardinality="le") if problem.cardinality != "le" else problem
+    mdl = cop_model(sub, form=cop_form, K=K)
+    add_objective_cut(mdl, ub)
+    add_new_feature_cut(mdl, new_features)
+    return solve_formulation(sub, mdl, plan, time_limit=plan.clock.cap(plan.subproblem_time_limit))
+
+
+def top_b_incumbent(problem: FSLinearProblem, plan: SolverPlan, order: np.ndarray) -> Result:
+    """The SVM (1) on the B best-ranked features: a feasible point kept as a safety net."""
+    return support_result(problem, list(order[:problem.B]), plan, method="top-B")
+
+
+def finish(best: Result, method: str, plan: SolverPlan, bound: float | None,
+           timed_out: bool, **extra: Any) -> Result:
+    """Set method, problem, time, the certified bound and the termination of a final result."""
+    best.method, best.problem = method, "fs-linear"
+    best.time_s = plan.clock.elapsed()
+    best.certify(bound)
+    if timed_out:
+        best.termination = Termination.TIME_LIMIT
+    elif best.termination is Termination.TIME_LIMIT:
+        best.termination = Termination.CONVERGED
+    best.extra.update(extra)
+    return best

@@ -1,0 +1,13 @@
+"""Paper D's exact models of FS-SVM (2): the problem, BigMP (6), CoP (7) / CoP(K) (16) with
+Kernel Search's cuts (17)-(18), SR-DLMP(K) (21), and reading points back."""
+
+from .bigm import bigm_model, estimate_big_m
+from .cop import COP_FORMS, cop_model
+from .cuts import add_new_feature_cut, add_objective_cut
+from .problem import CARDINALITIES, FSLinearProblem
+from .readback import point_result, solve_formulation, support_result
+from .sr_dlmp import SR_FORMS, sr_dlmp_model
+
+__all__ = ["CARDINALITIES", "COP_FORMS", "SR_FORMS", "FSLinearProblem", "add_new_feature_cut",
+           "add_objective_cut", "bigm_model", "cop_model", "estimate_big_m", "point_result",
+           "solve_formulation", "sr_dlmp_model", "support_result"]

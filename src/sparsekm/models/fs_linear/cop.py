@@ -1,0 +1,62 @@
+"""CoP (7) of paper D, and its restriction CoP(K) (16) to a feature subset K."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from sparsekm.registry import register
+from sparsekm.solvers import ProblemClass, declare_class
+
+from ..svm import margin_block
+from .problem import FSLinearProblem
+
+__all__ = ["COP_FORMS", "cop_model"]
+
+COP_FORMS = ("bilinear", "perspective")
+
+
+@register("fs-linear", "formulation", "cop", paper="D", ref="eq. (7); CoP(K) eq. (16)",
+          problem_class="MINLP")
+def cop_model(problem: FSLinearProblem, form: str = "bilinear",
+              K: Iterable[int] | None = None) -> Any:
+    """Pyomo model of CoP (7), or of the restricted CoP(K) (16) when ``K`` is given.
+
+    u_j w_j = 0 (complementarity), sum_{j in K} u_j = |K| - B (``"eq"``) or >= |K| - B
+    (``"le"``, Remark 2.2), u binary. Features outside K have w_j = 0.
+
+    ``form="bilinear"`` is the paper's complementarity u_j w_j = 0 (nonconvex MIQCQP, class
+    MINLP: SCIP, Gurobi). ``form="perspective"`` writes the same set as the rotated cones
+    w_j^2 <= W_j s_j, s_j = 1 - u_j, objective 1/2 sum W_j + C sum xi (MISOCP; exact because
+    u is binary: u_j = 1 forces w_j = 0, u_j = 0 gives W_j >= w_j^2). Kernel Search's cuts
+    (17) and (18) are in :mod:`sparsekm.models.fs_linear.cuts`.
+    """
+    import pyomo.environ as pyo
+
+    if form not in COP_FORMS:
+        raise ValueError(f"form={form!r}: use one of {COP_FORMS}")
+    p = problem
+    Kl = p.subset(K)
+    mdl = pyo.ConcreteModel(name="CoP(K) (16)" if K is not None else "CoP (7)")
+    margin_block(mdl, p.X, p.y, Kl)
+    mdl.u = pyo.Var(mdl.K, within=pyo.Binary)
+    zeros = len(Kl) - p.B
+    card = pyo.quicksum(mdl.u[j] for j in mdl.K)
+    if p.cardinality == "eq" and zeros >= 0:
+        mdl.card = pyo.Constraint(expr=card == zeros)
+    elif zeros > 0:
+        mdl.card = pyo.Constraint(expr=card >= zeros)
+    loss = p.C * pyo.quicksum(mdl.xi[i] for i in mdl.I)
+    if form == "bilinear":
+        mdl.comp = pyo.Constraint(mdl.K, rule=lambda md, j: md.u[j] * md.w[j] == 0)
+        reg = 0.5 * pyo.quicksum(mdl.w[j] ** 2 for j in mdl.K)
+    else:
+        mdl.W = pyo.Var(mdl.K, within=pyo.NonNegativeReals)
+        mdl.s = pyo.Var(mdl.K, bounds=(0, 1))
+        mdl.s_def = pyo.Constraint(mdl.K, rule=lambda md, j: md.s[j] + md.u[j] == 1)
+        mdl.cone = pyo.Constraint(mdl.K, rule=lambda md, j: md.w[j] ** 2 <= md.W[j] * md.s[j])
+        reg = 0.5 * pyo.quicksum(mdl.W[j] for j in mdl.K)
+        declare_class(mdl, ProblemClass.MISOCP)
+    mdl.obj = pyo.Objective(expr=reg + loss)
+    mdl.fs_data = {"name": "cop", "K": Kl, "form": form, "selector": "u"}
+    return mdl

@@ -1,0 +1,60 @@
+"""Paper D's problem FS-SVM (2): a linear SVM with at most B nonzero weights.
+
+Bomze, D'Onofrio, Palagi, Peng (2024), "Feature selection in linear Support Vector Machines via
+a hard cardinality constraint: a scalable conic decomposition approach":
+
+    min_{w, b, xi}  1/2 ||w||^2 + C sum_i xi_i   s.t.  (w, b, xi) in Xi (3),  ||w||_0 <= B.
+
+Notation follows the paper: ``w, b, xi`` the hyperplane and slacks, ``v`` (BigMP) marks selected
+features, ``u = 1 - v`` (CoP) marks *zero* features, ``W`` the diagonal lifted variables,
+``B`` the budget, ``C`` the penalty, ``M`` the big-M, ``K`` a feature subset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from sparsekm.registry import register_problem
+
+from ..problem import Problem, check_budget, check_positive
+from ..svm import svm_objective
+
+CARDINALITIES = ("eq", "le")
+
+
+@register_problem("fs-linear", paper="D", title="Linear SVM with at most B features, FS-SVM (2)")
+@dataclass
+class FSLinearProblem(Problem):
+    """FS-SVM (2) of paper D on (X, y): budget ``B``, penalty ``C``.
+
+    ``cardinality="eq"`` writes the budget as e'v = B / e'u = n - B as in the paper (an optimum
+    of (2) always exists with exactly B features, Remark 2.1); ``"le"`` writes <= B.
+    """
+
+    B: int = 5
+    C: float = 10.0
+    cardinality: str = "eq"
+
+    def validate(self) -> None:
+        self.B = check_budget(self.B, self.n)
+        self.C = check_positive("C", self.C)
+        if self.cardinality not in CARDINALITIES:
+            raise ValueError(f"cardinality={self.cardinality!r}: use 'eq' or 'le'")
+
+    def objective(self, w: np.ndarray, b: float) -> float:
+        """1/2 ||w||^2 + C sum_i max(0, 1 - y_i (w'x_i + b)), the objective of (2) at (w, b)."""
+        return svm_objective(self.X, self.y, self.C, w, b)
+
+    def subset(self, K: Iterable[int] | None) -> list[int]:
+        """A sorted feature subset K of [0, n) (all features when None)."""
+        if K is None:
+            return list(range(self.n))
+        Kl = sorted({int(j) for j in K})
+        if not Kl:
+            raise ValueError("feature subset K is empty")
+        if Kl[0] < 0 or Kl[-1] >= self.n:
+            raise ValueError(f"feature subset K has indices outside [0, {self.n - 1}]")
+        return Kl

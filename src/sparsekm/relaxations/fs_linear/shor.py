@@ -1,0 +1,68 @@
+"""Shor relaxations of paper D: SMP (10), SCoP (11), SCoMP (12) (PSD blocks of order ~n)."""
+
+from __future__ import annotations
+
+from sparsekm.models.fs_linear import FSLinearProblem
+from sparsekm.registry import register
+from sparsekm.solvers import Result, SolverPlan
+
+from .common import Relaxed, budget, need_big_m, solve_relaxed, xi_block
+
+
+def build_smp(problem: FSLinearProblem, M: float) -> Relaxed:
+    """SMP (10): Shor relaxation of BigMP, two PSD blocks of order n + 1."""
+    import cvxpy as cp
+
+    n = problem.n
+    w, b, xi, loss, cons = xi_block(problem)
+    Zw = cp.Variable((n + 1, n + 1), PSD=True, name="Zw")
+    Zv = cp.Variable((n + 1, n + 1), PSD=True, name="Zv")
+    v, W = Zv[0, 1:], Zw[1:, 1:]
+    cons += [Zw[0, 0] == 1, Zv[0, 0] == 1, Zw[0, 1:] == w, cp.diag(Zv[1:, 1:]) == v,
+             w <= M * v, -M * v <= w, budget(problem, cp.sum(v), problem.B, "le")]
+    obj = 0.5 * cp.trace(W) + loss
+    return Relaxed(cp.Problem(cp.Minimize(obj), cons), "shor-bigm", w, b, obj, v=v,
+                   W=cp.diag(W), M=M, margins=cons[0])
+
+
+def build_scop(problem: FSLinearProblem, M: float | None = None) -> Relaxed:
+    """SCoP (11): Shor relaxation of CoP, one PSD block of order 2n + 1; with ``M`` the
+    big-M set B_M (5) is added: SCoMP (12)."""
+    import cvxpy as cp
+
+    n = problem.n
+    w, b, xi, loss, cons = xi_block(problem)
+    Z = cp.Variable((2 * n + 1, 2 * n + 1), PSD=True, name="Z")
+    u, W = Z[0, n + 1:], Z[1:n + 1, 1:n + 1]
+    R, U = Z[1:n + 1, n + 1:], Z[n + 1:, n + 1:]
+    cons += [Z[0, 0] == 1, Z[0, 1:n + 1] == w, cp.diag(R) == 0, cp.diag(U) == u,
+             budget(problem, cp.sum(u), n - problem.B, "ge")]
+    if M is not None:
+        cons += [w <= M * (1 - u), -M * (1 - u) <= w]
+    obj = 0.5 * cp.trace(W) + loss
+    name = "shor-cop" if M is None else "shor-cop-bigm"
+    return Relaxed(cp.Problem(cp.Minimize(obj), cons), name, w, b, obj, u=u, W=cp.diag(W),
+                   M=M, margins=cons[0])
+
+
+@register("fs-linear", "relaxation", "shor-bigm", paper="D", ref="eq. (10)",
+          problem_class="SDP", aliases=("smp",))
+def smp(problem: FSLinearProblem, plan: SolverPlan, *, M: float | None = None) -> Result:
+    """SMP (10): Shor relaxation of BigMP (equal to BoxMP (8), Theorem 3.3)."""
+    return solve_relaxed(problem, build_smp(problem, need_big_m(problem, M, "shor-bigm")),
+                         plan, "(10)")
+
+
+@register("fs-linear", "relaxation", "shor-cop", paper="D", ref="eq. (11)",
+          problem_class="SDP", aliases=("scop",))
+def scop(problem: FSLinearProblem, plan: SolverPlan) -> Result:
+    """SCoP (11): Shor relaxation of CoP (equal to DSCoP (13), Theorem 3.6)."""
+    return solve_relaxed(problem, build_scop(problem), plan, "(11)")
+
+
+@register("fs-linear", "relaxation", "shor-cop-bigm", paper="D", ref="eq. (12)",
+          problem_class="SDP", aliases=("scomp",))
+def scomp(problem: FSLinearProblem, plan: SolverPlan, *, M: float | None = None) -> Result:
+    """SCoMP (12): SCoP with the big-M set B_M (5) (>= SMP and SCoP, Theorem 3.5)."""
+    return solve_relaxed(problem, build_scop(problem, need_big_m(problem, M, "shor-cop-bigm")),
+                         plan, "(12)")
