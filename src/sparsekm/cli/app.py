@@ -34,6 +34,28 @@ def solvers_cmd(json_out: JsonOpt = False) -> None:
                    + (f"\n{'':<9} note: {r['note']}" if r["note"] else ""))
 
 
+@app.command("methods")
+def methods_cmd(
+    problem: Annotated[str | None, typer.Argument(help="A problem (default: all).")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Registered formulations, relaxations, cuts and methods, with their paper references."""
+    from sparsekm import registry
+
+    with cli_errors():
+        if problem is not None:
+            problem = registry.problem(problem).name
+        rows = registry.entries(problem)
+        if json_out:
+            typer.echo(json.dumps([{"problem": e.problem, "kind": e.kind, "name": e.name,
+                                    "reference": e.citation, "class": e.problem_class,
+                                    "summary": e.summary,
+                                    "options": {k: repr(v) for k, v in e.options.items()}}
+                                   for e in rows]))
+            return
+        typer.echo(registry.markdown(problem))
+
+
 @app.command("datasets")
 def datasets_cmd(json_out: JsonOpt = False) -> None:
     """Bundled datasets with their size, class balance and citation."""

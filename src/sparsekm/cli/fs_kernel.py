@@ -1,132 +1,135 @@
 """``sparsekm solve fs-kernel``: Paper A (kernel-SVM feature selection with binary masks).
 
-Methods: minlp (MINLP (4), SCIP), relax-round (Ipopt baseline), ls (Alg. 1), ls-star (Alg. 2),
-decsub (DecSubLight*, Alg. 3), rfe1/rfe2 (Section 5.2), enumerate (exact).
-JSON: objective = min over alpha of the dual (3) at the chosen mask (negative); the paper sense
-minimizes it (as (4) is printed), the margin sense maximizes it. ``starts`` lists the per-start
-objectives and times of multistart methods.
+Methods are the registered ones (``sparsekm methods fs-kernel``). JSON: objective = min over
+alpha of the dual (3) at the chosen mask (negative); ``--sense margin`` (the default, shared
+with the estimator) maximizes it, ``--sense paper`` minimizes it as (4) is printed (to
+reproduce the paper's tables). ``starts`` lists the per-start objectives and times.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import typer
 
+from sparsekm import registry
+
 from .common import (
     DEFAULT_DATA,
-    CLIError,
     COpt,
     DataOpt,
     JsonOpt,
     LabelOpt,
     RowsOpt,
+    RunOptions,
     ScaleOpt,
     SeedOpt,
     SolverOpt,
+    TestSizeOpt,
     TimeLimitOpt,
-    cli_errors,
-    emit,
-    load_cli_data,
-    result_payload,
-    scale_fit_transform,
+    accuracy,
+    payload_from,
+    prepare,
+    run_command,
+    runner,
     solve_app,
 )
 
-METHOD_HELP = "minlp|relax-round|ls|ls-star|decsub|rfe1|rfe2|enumerate"
-
 DEMO_RANK = 20
+PROBLEM = "fs-kernel"
+D = registry.defaults(PROBLEM)
+PROBLEM_KEYS = ("kernel", "B", "C", "gamma", "degree", "coef0", "sense")
+REPORTED = ("solver_objective", "relaxation_objective", "integral", "iterations", "n_evals")
 
 
-def _accuracy(res, problem, X, y) -> float:
+def decision(res: Any, problem: Any, X: np.ndarray) -> np.ndarray:
+    """Decision values of the SVM at the result's mask on rows ``X``."""
     from sparsekm.kernels import kernel_matrix
 
-    sel = res.beta
+    sel = res.values["beta"]
     K = kernel_matrix(X[:, sel], problem.X[:, sel], **problem.kernel_params())
-    d = K @ (res.alpha * problem.y) + res.b
-    return float(np.mean(np.where(d >= 0, 1.0, -1.0) == y))
+    return K @ (res.values["alpha"] * problem.y) + res.values["b"]
+
+
+@runner("solve", PROBLEM)
+def run(opts: RunOptions, **params: Any) -> dict[str, Any]:
+    """Select B features with ``params["method"]``; the JSON payload of ``solve fs-kernel``."""
+    from sparsekm.algorithms.fs_kernel import solve_fs_kernel
+    from sparsekm.models.fs_kernel import FSKernelProblem
+    from sparsekm.parallel import Executor
+    from sparsekm.solvers import SolverPlan
+
+    params = dict(params)
+    method = registry.get(PROBLEM, "method", params.pop("method", "ls-star")).name
+    starts, n_jobs = params.pop("starts", 1), params.pop("n_jobs", None)
+    split = prepare(opts)
+    problem = FSKernelProblem(split.train.X, split.train.y,
+                              **{k: params.pop(k) for k in PROBLEM_KEYS if k in params})
+    plan = SolverPlan(solver=opts.solver, time_limit=opts.time_limit,
+                      executor=None if n_jobs is None else Executor(n_jobs))
+    own = registry.get(PROBLEM, "method", method).options
+    if method == "enumerate" and n_jobs is not None:
+        params["workers"] = n_jobs
+    options = {k: v for k, v in params.items() if k in own and v is not None}
+    t0 = time.perf_counter()
+    res = solve_fs_kernel(problem, method, plan, starts=starts, seed=opts.seed, **options)
+    res.time_s = time.perf_counter() - t0
+    extra: dict[str, Any] = {"sense": problem.sense, "b": res.values["b"],
+                             "train_accuracy": accuracy(decision(res, problem, split.train.X),
+                                                        split.train.y),
+                             "m_train": problem.m}
+    if split.test is not None:
+        extra["test_accuracy"] = accuracy(decision(res, problem, split.test.X), split.test.y)
+    if "starts" in res.extra:
+        extra["start_objectives"] = [s["objective"] for s in res.extra["starts"]]
+        extra["start_times_s"] = [s["time_s"] for s in res.extra["starts"]]
+    extra.update({k: res.extra[k] for k in REPORTED if k in res.extra})
+    run_params = {**problem.params(), "starts": starts, **options, **opts.params()}
+    run_params.pop("spec", None)
+    return payload_from(res, problem=PROBLEM, method=method, ds=split.ds, params=run_params,
+                        **extra)
 
 
 @solve_app.command("fs-kernel")
 def solve_fs_kernel_cmd(
     data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "standard",
     rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,
-    time_limit: TimeLimitOpt = None, json_out: JsonOpt = False, C: COpt = 10.0,
-    kernel: Annotated[str, typer.Option("--kernel", help="poly|rbf")] = "poly",
-    degree: Annotated[int, typer.Option("--degree", help="Polynomial degree d.")] = 2,
-    gamma: Annotated[float, typer.Option("--gamma", help="Kernel gamma > 0.")] = 0.1,
-    coef0: Annotated[float, typer.Option("--coef0", help="Polynomial c >= 0.")] = 1.0,
+    time_limit: TimeLimitOpt = None, test_size: TestSizeOpt = 0.0, json_out: JsonOpt = False,
+    C: COpt = D["C"],
+    kernel: Annotated[str, typer.Option("--kernel", help="poly|rbf")] = D["kernel"],
+    degree: Annotated[int, typer.Option("--degree", help="Polynomial degree d.")] = D["degree"],
+    gamma: Annotated[float, typer.Option("--gamma", help="Kernel gamma > 0.")] = D["gamma"],
+    coef0: Annotated[float, typer.Option("--coef0", help="Polynomial c >= 0.")] = D["coef0"],
     B: Annotated[int | None, typer.Option(
         "--B", help="Selected features (default floor(n/2)).")] = None,
-    method: Annotated[str, typer.Option("--method", help=METHOD_HELP)] = "ls-star",
+    method: Annotated[str, typer.Option(
+        "--method", help=registry.choices_help(PROBLEM, "method"))] = "ls-star",
     sense: Annotated[str, typer.Option(
-        "--sense", help="paper: minimize as (4) is printed; margin: maximize.")] = "paper",
+        "--sense", help="margin (default, as the estimator): maximize min_alpha f; paper: "
+        "minimize it as (4) is printed (reproduces the paper's tables).")] = D["sense"],
     starts: Annotated[int, typer.Option("--starts", help="Seeded random start masks.")] = 1,
-    test_size: Annotated[float, typer.Option(
-        "--test-size", help="Stratified seeded test fraction (0: train on all rows).")] = 0.0,
     samples: Annotated[int, typer.Option("--samples", help="LS* #Samples.")] = 500,
     sol_pool: Annotated[int, typer.Option("--sol-pool", help="DecSubLight* #SolPool.")] = 200,
     opt_window: Annotated[int | None, typer.Option(
         "--opt-window", help="OptWindow (default 5 for LS*, 10 for DecSubLight*).")] = None,
     n_jobs: Annotated[int | None, typer.Option(
-        "--n-jobs", help="Worker processes for enumerate (default all cores).")] = None,
+        "--n-jobs", help="Worker processes for starts and enumeration (enumerate: all cores "
+        "by default).")] = None,
 ) -> None:
     """Kernel SVM feature selection with exactly B features (Paper A, problem (4))."""
-    from sparsekm.algorithms.fs_kernel_core import FSKernelProblem
-    from sparsekm.algorithms.fs_kernel_solve import METHODS, solve_fs_kernel
-    from sparsekm.data import train_test_split
-
-    with cli_errors():
-        if method not in METHODS:
-            raise CLIError(f"--method {method!r}: choose one of {METHOD_HELP}")
-        ds = load_cli_data(data, label, rows)
-        if not 0.0 <= test_size < 1.0:
-            raise CLIError(f"--test-size {test_size}: use a fraction in [0, 1)")
-        test = None
-        if test_size > 0:
-            train, test = train_test_split(ds, test_size=test_size, seed=seed)
-            train, test = scale_fit_transform(scale, train, test)
-        else:
-            train = scale_fit_transform(scale, ds)
-        problem = FSKernelProblem(train.X, train.y, kernel, B, C, gamma, degree, coef0, sense)
-        opts: dict = {}
-        if method == "ls-star":
-            opts = {"n_samples": samples, "opt_window": opt_window or 5}
-        elif method == "decsub":
-            opts = {"sol_pool": sol_pool, "opt_window": opt_window or 10}
-        t0 = time.perf_counter()
-        res = solve_fs_kernel(problem, method, starts=starts, seed=seed, time_limit=time_limit,
-                              solver=solver, n_jobs=n_jobs, **opts)
-        dt = time.perf_counter() - t0
-        params = {"kernel": problem.kernel, "degree": degree, "gamma": gamma, "coef0": coef0,
-                  "B": problem.B, "C": C, "sense": sense, "starts": starts, "seed": seed,
-                  "scale": scale, "test_size": test_size, "time_limit": time_limit, **opts}
-        extra = {"sense": sense, "b": res.b, "n_evals": res.n_evals,
-                 "train_accuracy": _accuracy(res, problem, train.X, train.y),
-                 "m_train": problem.m}
-        if test is not None:
-            extra["test_accuracy"] = _accuracy(res, problem, test.X, test.y)
-        if "starts" in res.extra:
-            extra["start_objectives"] = [s["objective"] for s in res.extra["starts"]]
-            extra["start_times_s"] = [s["time_s"] for s in res.extra["starts"]]
-        for key in ("solver_objective", "relaxation_objective", "integral", "iterations"):
-            if key in res.extra:
-                extra[key] = res.extra[key]
-        payload = result_payload(
-            problem="fs-kernel", method=method, solver=res.extra.get("solver", solver), ds=ds,
-            params=params, status=res.status, objective=res.objective,
-            lower_bound=res.lower_bound, gap=res.gap, selected=res.selected.tolist(),
-            time_s=dt, **extra)
-        emit(payload, json_out)
+    opts = RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
+    run_command(run, opts, json_out, method=method, kernel=kernel, B=B, C=C, gamma=gamma,
+                degree=degree, coef0=coef0, sense=sense, starts=starts, n_samples=samples,
+                sol_pool=sol_pool, opt_window=opt_window, n_jobs=n_jobs)
 
 
-def demo_section(ds, quick: bool = False) -> list[str]:
+def demo_section(ds: Any, quick: bool = False) -> list[str]:
     """Paper A in a few lines: LS* in both senses on a 70/30 split, poly kernel d = 2."""
-    from sparsekm.algorithms.fs_kernel_core import FSKernelProblem
-    from sparsekm.algorithms.fs_kernel_solve import solve_fs_kernel
+    from sparsekm.algorithms.fs_kernel import solve_fs_kernel
     from sparsekm.data import train_test_split
+    from sparsekm.models.fs_kernel import FSKernelProblem
 
     train, test = train_test_split(ds, test_size=0.3, seed=0)
     if quick:
@@ -138,16 +141,16 @@ def demo_section(ds, quick: bool = False) -> list[str]:
     for sense in ("margin", "paper"):
         p = FSKernelProblem(train.X, train.y, "poly", B, 10.0, 0.1, 2, 1.0, sense)
         t0 = time.perf_counter()
-        r = solve_fs_kernel(p, "ls-star", seed=0, n_samples=100, opt_window=3)
+        r = solve_fs_kernel(p, "ls-star", n_samples=100, opt_window=3)
         dt = time.perf_counter() - t0
         names = [ds.feature_names[j] for j in r.selected]
         lines += [
             f"  LS* (Alg. 2), sense={sense:<6} objective = {r.objective:.4f}  ({dt:.1f} s, "
-            f"{r.n_evals} SVM fits)",
+            f"{r.extra['n_evals']} SVM fits)",
             f"    selected: {', '.join(names)}",
-            f"    accuracy: train {_accuracy(r, p, train.X, train.y):.3f}, "
-            f"test {_accuracy(r, p, test.X, test.y):.3f}",
+            f"    accuracy: train {accuracy(decision(r, p, train.X), train.y):.3f}, "
+            f"test {accuracy(decision(r, p, test.X), test.y):.3f}",
         ]
-    lines.append("  (sense=paper is (4) as printed: it picks the worst-fitting mask; "
-                 "sense=margin is the estimator default)")
+    lines.append("  (sense=margin, the default, maximizes the dual optimum over masks; "
+                 "sense=paper is (4) as printed and picks the worst-fitting mask)")
     return lines

@@ -10,7 +10,11 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from sparsekm import registry
+
 __all__ = ["CardinalityKernelSVC"]
+
+D = registry.defaults("fs-kernel")
 
 
 class CardinalityKernelSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
@@ -29,7 +33,8 @@ class CardinalityKernelSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
         Number of selected features; ``None`` means ``floor(n / 2)`` (Section 5).
     C : float
         SVM penalty (Section 5: 10).
-    method : {"ls-star", "ls", "decsub", "rfe1", "rfe2", "enumerate", "minlp", "relax-round"}
+    method : a registered fs-kernel method: {"ls-star", "ls", "decsub", "rfe1", "rfe2",
+        "enumerate", "minlp", "relax-round"}
         LS* (Algorithm 2), LS (Algorithm 1), DecSubLight* (Algorithm 3), RFE1/RFE2
         (Section 5.2), exhaustive enumeration, the MINLP (4) with ``solver`` (default SCIP),
         or Ipopt relax-and-round.
@@ -51,7 +56,8 @@ class CardinalityKernelSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
     random_state : int
         Seed for every random choice.
     method_options : dict, optional
-        ``n_samples``, ``opt_window``, ``p``, ``sol_pool``, ``greedy`` (see the algorithms).
+        The method's own options (``n_samples``, ``opt_window``, ``p``, ``sol_pool``,
+        ``greedy``; ``sparsekm methods fs-kernel`` lists them).
 
     Attributes
     ----------
@@ -61,15 +67,16 @@ class CardinalityKernelSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
         The SVM dual variables and bias on the selected features.
     objective_ : float
         ``min_alpha`` of the dual (3) at ``support_``.
-    result_ : FSKernelResult
+    result_ : sparsekm.solvers.Result
         Full result (per-start objectives and times in ``result_.extra["starts"]``).
     classes_ : ndarray
         The two labels; ``classes_[1]`` is the positive class.
     """
 
-    def __init__(self, kernel: str = "poly", degree: int = 2, gamma: float = 0.1,
-                 coef0: float = 1.0, B: int | None = None, C: float = 10.0,
-                 method: str = "ls-star", solver: str | None = None, sense: str = "margin",
+    def __init__(self, kernel: str = D["kernel"], degree: int = D["degree"],
+                 gamma: float = D["gamma"], coef0: float = D["coef0"], B: int | None = None,
+                 C: float = D["C"], method: str = "ls-star", solver: str | None = None,
+                 sense: str = D["sense"],
                  starts: int = 1, time_limit: float | None = None, random_state: int = 0,
                  method_options: dict[str, Any] | None = None) -> None:
         self.kernel = kernel
@@ -88,8 +95,9 @@ class CardinalityKernelSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any) -> CardinalityKernelSVC:
         """Select ``B`` features and train the SVM on them."""
-        from sparsekm.algorithms.fs_kernel_core import FSKernelProblem
-        from sparsekm.algorithms.fs_kernel_solve import solve_fs_kernel
+        from sparsekm.algorithms.fs_kernel import solve_fs_kernel
+        from sparsekm.models.fs_kernel import FSKernelProblem
+        from sparsekm.solvers import SolverPlan
 
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_ = unique_labels(y)
@@ -100,13 +108,13 @@ class CardinalityKernelSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
         ypm = np.where(y == self.classes_[1], 1.0, -1.0)
         problem = FSKernelProblem(X, ypm, self.kernel, self.B, self.C, self.gamma, self.degree,
                                   self.coef0, self.sense)
-        res = solve_fs_kernel(problem, self.method, starts=self.starts, seed=self.random_state,
-                              time_limit=self.time_limit, solver=self.solver,
-                              **(self.method_options or {}))
+        plan = SolverPlan(solver=self.solver, time_limit=self.time_limit)
+        res = solve_fs_kernel(problem, self.method, plan, starts=self.starts,
+                              seed=self.random_state, **(self.method_options or {}))
         self.result_ = res
-        self.support_ = res.beta.copy()
-        self.alpha_ = np.asarray(res.alpha, dtype=float)
-        self.intercept_ = float(res.b)
+        self.support_ = res.values["beta"].copy()
+        self.alpha_ = np.asarray(res.values["alpha"], dtype=float)
+        self.intercept_ = float(res.values["b"])
         self.objective_ = float(res.objective)
         sv = np.flatnonzero(self.alpha_ > 0)
         self.support_vectors_ = X[sv]

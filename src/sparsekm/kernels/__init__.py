@@ -27,7 +27,7 @@ from .functions import (
     sigmoid_kernel,
     symmetrize,
 )
-from .masked import MASKED_KERNELS, MaskedKernel, mask_from_indices
+from .masked import MASKED_KERNELS, MaskedKernel, feature_terms, mask_from_indices
 
 __all__ = [
     "KERNELS",
@@ -37,6 +37,7 @@ __all__ = [
     "add_jitter",
     "anisotropic_rbf_kernel",
     "canonical_kernel_name",
+    "feature_terms",
     "kernel_matrix",
     "laplacian_kernel",
     "linear_kernel",

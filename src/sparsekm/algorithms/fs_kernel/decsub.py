@@ -21,14 +21,16 @@ variant (lazy greedy + LS maximizing F, pool of 200) ended below LS* in the marg
 
 from __future__ import annotations
 
-import time
-from typing import Any
-
 import numpy as np
 
-from .fs_kernel_core import Evaluator, FSKernelProblem, FSKernelResult, mask_key, single_blas
-from .fs_kernel_ls import _check_start, _improves
-from .fs_kernel_setfun import SetFunctions, greedy_H, lazy_greedy_H, ls_fixed_alpha
+from sparsekm.models.fs_kernel import FSKernelProblem, SetFunctions
+from sparsekm.registry import register
+from sparsekm.solvers import Result, SolverPlan
+
+from .evaluator import Evaluator, mask_key, single_blas
+from .greedy import greedy_H, lazy_greedy_H, ls_fixed_alpha
+from .local_search import start_mask
+from .search import StallWindow
 
 __all__ = ["decsub_light"]
 
@@ -37,31 +39,17 @@ def _unpack(key: bytes, n: int) -> np.ndarray:
     return np.unpackbits(np.frombuffer(key, dtype=np.uint8))[:n].astype(bool)
 
 
+@register("fs-kernel", "method", "decsub", paper="A", ref="Algorithm 3 (DecSubLight*)")
 @single_blas
-def decsub_light(problem: FSKernelProblem, beta_in: Any, *, sol_pool: int = 200,
-                 opt_window: int = 10, greedy: str = "lazy", time_limit: float | None = None,
-                 max_iter: int = 1000) -> FSKernelResult:
-    """DecSubLight*, Paper A Algorithm 3.
+def decsub_light(problem: FSKernelProblem, plan: SolverPlan, *,
+                 beta_in: np.ndarray | None = None, seed: int = 0, sol_pool: int = 200,
+                 opt_window: int = 10, greedy: str = "lazy", max_iter: int = 1000) -> Result:
+    """DecSubLight*: alternating alpha-steps and submodular beta-steps (paper sense only).
 
-    Parameters
-    ----------
-    problem : FSKernelProblem
-        Must have ``sense="paper"`` (see the module docstring).
-    beta_in : array of bool (n,)
-        Initial mask ``beta^in``.
-    sol_pool : int
-        ``#SolPool`` (Section 5: 200).
-    opt_window : int
-        ``OptWindow`` (Section 5: 10 for DecSubLight*).
-    greedy : {"lazy", "plain"}
-        Minoux's lazy greedy (the paper) or the plain greedy (reference) for (11).
-    time_limit : float, optional
-        Seconds; the best mask so far is returned with status "time_limit".
-
-    Returns
-    -------
-    FSKernelResult
-        Never worse than ``beta_in`` (``UB*`` starts at ``UB^in``).
+    ``beta_in`` (default: the seeded random mask) is the start; ``sol_pool`` is ``#SolPool``
+    (Section 5: 200), ``opt_window`` ``OptWindow`` (Section 5: 10), ``greedy`` Minoux's lazy
+    greedy (the paper) or the plain greedy (reference) for (11). Never worse than ``beta_in``
+    (``UB*`` starts at ``UB^in``); on the time limit the best mask so far is returned.
     """
     if problem.sense != "paper":
         raise ValueError(
@@ -71,16 +59,15 @@ def decsub_light(problem: FSKernelProblem, beta_in: Any, *, sol_pool: int = 200,
             "method 'ls-star', 'ls', 'rfe2' or 'enumerate' with sense='margin'")
     if greedy not in ("lazy", "plain"):
         raise ValueError(f"greedy must be 'lazy' or 'plain', got {greedy!r}")
-    t0 = time.perf_counter()
-    ev = Evaluator(problem, time_limit)
-    beta = _check_start(problem, beta_in)
+    ev = Evaluator(problem, plan)
+    beta = start_mask(problem, beta_in, seed)
     ub_in, alpha_k = ev.evaluate(beta)
     tabu = {mask_key(beta)}
     explored: dict[bytes, tuple[float, np.ndarray]] = {}
-    best, stall, it, status = ev.best_score, 0, 0, "heuristic"
-    history = [ub_in]
+    window = StallWindow(opt_window, ev.best_score)
+    window.history.append(ub_in)
     p = problem
-    n_greedy_evals = 0
+    it, n_greedy_evals, timed_out = 0, 0, False
     while it < max_iter:
         it += 1
         sf = SetFunctions(p.X, p.y, alpha_k, p.kernel, p.gamma, p.degree, p.coef0)
@@ -91,23 +78,18 @@ def decsub_light(problem: FSKernelProblem, beta_in: Any, *, sol_pool: int = 200,
             if key in tabu:
                 continue
             tabu.add(key)
-            obj, alpha = ev.evaluate(_unpack(key, p.n))
-            explored[key] = (obj, alpha)
+            explored[key] = ev.evaluate(_unpack(key, p.n))
             if ev.out_of_time():
                 break
-        history.append(ev.best_score)
-        if _improves(ev.best_score, best):
-            best, stall = ev.best_score, 0
-        else:
-            stall += 1
+        window.update(ev.best_score, ev.best_score)
         if ev.out_of_time():
-            status = "time_limit"
+            timed_out = True
             break
-        if stall >= opt_window or not explored:
+        if window.exhausted or not explored:
             break
         key = min(explored, key=lambda k: (explored[k][0], k))
         alpha_k = explored.pop(key)[1]
-    res = ev.result("decsub", status, t0, start_objective=ub_in, iterations=it,
+    res = ev.result("decsub", timed_out, start_objective=ub_in, iterations=it,
                     greedy_evals=n_greedy_evals)
-    res.history = history
+    res.log = [{"best_objective": v} for v in window.history]
     return res

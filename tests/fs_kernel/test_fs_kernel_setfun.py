@@ -7,13 +7,9 @@ import itertools
 import numpy as np
 import pytest
 
-from sparsekm.algorithms.fs_kernel_setfun import (
-    SetFunctions,
-    greedy_H,
-    lazy_greedy_H,
-    ls_fixed_alpha,
-)
+from sparsekm.algorithms.fs_kernel.greedy import greedy_H, lazy_greedy_H, ls_fixed_alpha
 from sparsekm.kernels import kernel_matrix
+from sparsekm.models.fs_kernel import SetFunctions
 
 
 def _instance(seed: int, m: int = 9, n: int = 6):

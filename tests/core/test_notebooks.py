@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-NB = Path(__file__).resolve().parents[1] / "notebooks" / "01_tour.ipynb"
+NB = Path(__file__).resolve().parents[2] / "notebooks" / "01_tour.ipynb"
 
 
 def test_tour_notebook_runs_and_agrees() -> None:

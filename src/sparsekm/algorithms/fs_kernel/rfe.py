@@ -15,32 +15,31 @@ least). Ties go to the smaller feature index. Neither needs a start mask.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from .fs_kernel_core import Evaluator, FSKernelProblem, FSKernelResult, single_blas
-from .fs_kernel_setfun import SetFunctions
+from sparsekm.models.fs_kernel import FSKernelProblem, SetFunctions
+from sparsekm.registry import register
+from sparsekm.solvers import Result, SolverPlan, Termination
 
-__all__ = ["rfe"]
+from .evaluator import Evaluator, mask_result, single_blas
+
+__all__ = ["rfe", "rfe1", "rfe2"]
 
 
 @single_blas
-def rfe(problem: FSKernelProblem, variant: int = 2, *,
-        time_limit: float | None = None) -> FSKernelResult:
+def rfe(problem: FSKernelProblem, plan: SolverPlan, variant: int = 2) -> Result:
     """RFE1 (``variant=1``) or RFE2 (``variant=2``) of Paper A, Section 5.2.
 
-    Returns an :class:`FSKernelResult` whose ``extra["eliminated"]`` lists the removed features
-    in order. On the time limit the remaining features are removed by the last ranking.
+    ``extra["eliminated"]`` lists the removed features in order. On the time limit the
+    remaining features are removed by the last ranking.
     """
     if variant not in (1, 2):
         raise ValueError(f"variant must be 1 (RFE1) or 2 (RFE2), got {variant!r}")
-    t0 = time.perf_counter()
     p = problem
-    ev = Evaluator(p, time_limit)
+    ev = Evaluator(p, plan)
     beta = np.ones(p.n, dtype=bool)
     eliminated: list[int] = []
-    status = "heuristic"
+    timed_out = False
     while beta.sum() > p.B:
         S = np.flatnonzero(beta)
         if variant == 1:
@@ -55,7 +54,7 @@ def rfe(problem: FSKernelProblem, variant: int = 2, *,
                 vals[k] = ev.eval_mask(nb)
         order = np.argsort(p.sign * vals, kind="stable")
         if ev.out_of_time():
-            status = "time_limit"
+            timed_out = True
             drop = S[order[: beta.sum() - p.B]]
             beta[drop] = False
             eliminated += [int(i) for i in drop]
@@ -63,6 +62,20 @@ def rfe(problem: FSKernelProblem, variant: int = 2, *,
         beta[S[order[0]]] = False
         eliminated.append(int(S[order[0]]))
     alpha, b, obj = ev.solve_mask(beta)
-    return FSKernelResult(beta=beta, objective=obj, alpha=alpha, b=b, method=f"rfe{variant}",
-                          sense=p.sense, status=status, time_s=time.perf_counter() - t0,
-                          n_evals=ev.n_evals, extra={"eliminated": eliminated})
+    res = mask_result(p, beta, obj, alpha, b, f"rfe{variant}")
+    res.termination = Termination.TIME_LIMIT if timed_out else Termination.CONVERGED
+    res.time_s = ev.plan.clock.elapsed()
+    res.extra = {"eliminated": eliminated, "n_evals": ev.n_evals}
+    return res
+
+
+@register("fs-kernel", "method", "rfe1", paper="A", ref="Section 5.2 (Guyon et al.)")
+def rfe1(problem: FSKernelProblem, plan: SolverPlan) -> Result:
+    """RFE1: remove one feature at a time, scored by f(alpha, S - {i}) with alpha fixed."""
+    return rfe(problem, plan, 1)
+
+
+@register("fs-kernel", "method", "rfe2", paper="A", ref="Section 5.2 (Guyon et al.)")
+def rfe2(problem: FSKernelProblem, plan: SolverPlan) -> Result:
+    """RFE2: remove one feature at a time, scored by the retrained min_alpha f(alpha, S - {i})."""
+    return rfe(problem, plan, 2)

@@ -11,7 +11,7 @@
 * :func:`fs_kernel_beta_subproblem` -- the beta-subproblem (5) for a fixed ``alpha``.
 
 These models are for small instances (m up to a few dozen); the heuristics in
-:mod:`sparsekm.algorithms` handle full datasets.
+:mod:`sparsekm.algorithms.fs_kernel` handle full datasets.
 """
 
 from __future__ import annotations
@@ -20,29 +20,22 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.registry import register
 from sparsekm.solvers import ProblemClass, declare_class
+
+from .problem import FSKernelProblem
 
 __all__ = ["fs_kernel_beta_subproblem", "fs_kernel_minlp"]
 
 
-def _validate(X: Any, y: Any, kernel: str, B: int | None, C: float, gamma: float,
-              degree: int, coef0: float) -> tuple[np.ndarray, np.ndarray, str, int]:
-    from sparsekm.algorithms.fs_kernel_core import FSKernelProblem
-
-    p = FSKernelProblem(X, y, kernel, B, C, gamma, degree, coef0)
-    return p.X, p.y, p.kernel, int(p.B)
-
-
 def _kernel_terms(X: np.ndarray, kernel: str, gamma: float) -> list[tuple[int, int, np.ndarray]]:
     """Upper-triangle pairs ``(i, h, g)`` with ``g_j = gamma x_j^i x_j^h`` (poly) or
-    ``(x_j^i - x_j^h)^2`` (rbf)."""
-    m = X.shape[0]
-    out = []
-    for i in range(m):
-        for h in range(i, m):
-            g = gamma * X[i] * X[h] if kernel == "poly" else (X[i] - X[h]) ** 2
-            out.append((i, h, g))
-    return out
+    ``(x_j^i - x_j^h)^2`` (rbf), from :func:`sparsekm.kernels.feature_terms`."""
+    from sparsekm.kernels import feature_terms
+
+    iu, hu = np.triu_indices(X.shape[0])
+    G = feature_terms(X, kernel)[:, iu, hu].T * (gamma if kernel == "poly" else 1.0)
+    return list(zip(iu.tolist(), hu.tolist(), G))
 
 
 def _weighted_kernel_sum(mdl: Any, X: np.ndarray, w: Any, kernel: str, gamma: float,
@@ -76,20 +69,15 @@ def _weighted_kernel_sum(mdl: Any, X: np.ndarray, w: Any, kernel: str, gamma: fl
     return pyo.quicksum(terms)
 
 
-def fs_kernel_minlp(X: Any, y: Any, kernel: str = "poly", B: int | None = None, C: float = 10.0,
-                    gamma: float = 0.1, degree: int = 2, coef0: float = 1.0,
-                    relax: bool = False, beta_start: Any = None, aux: bool = True) -> Any:
+@register("fs-kernel", "formulation", "minlp", paper="A", ref="eq. (4)", problem_class="MINLP")
+def fs_kernel_minlp(problem: FSKernelProblem, relax: bool = False, beta_start: Any = None,
+                    aux: bool = True) -> Any:
     """Pyomo model of Paper A's MINLP (4) (or its relaxation with ``relax=True``).
 
     Parameters
     ----------
-    X, y : arrays (m, n), (m,)
-        Samples and labels in {-1, +1}.
-    kernel : {"poly", "rbf"}
-    B : int, optional
-        ``sum_j beta_j = B``; default ``floor(n / 2)``.
-    C, gamma, degree, coef0 : float, float, int, float
-        ``C`` of (3), kernel ``gamma``, ``d`` and ``c``.
+    problem : FSKernelProblem
+        Samples, labels, kernel (``poly``/``rbf``, ``gamma``, ``d``, ``c``), ``B``, ``C``.
     relax : bool
         ``beta_j in [0, 1]`` instead of binary (declared NLP; default solver Ipopt).
     beta_start : array (n,), optional
@@ -106,7 +94,9 @@ def fs_kernel_minlp(X: Any, y: Any, kernel: str = "poly", B: int | None = None, 
     """
     import pyomo.environ as pyo
 
-    X, y, kernel, B = _validate(X, y, kernel, B, C, gamma, degree, coef0)
+    p = problem
+    X, y, kernel, B, C = p.X, p.y, p.kernel, p.B, p.C
+    gamma, degree, coef0 = p.gamma, p.degree, p.coef0
     m, n = X.shape
     mdl = pyo.ConcreteModel(name="Paper A MINLP (4)" + (" relaxation" if relax else ""))
     mdl.I = pyo.RangeSet(0, m - 1)
@@ -136,9 +126,9 @@ def fs_kernel_minlp(X: Any, y: Any, kernel: str = "poly", B: int | None = None, 
     return declare_class(mdl, ProblemClass.NLP if relax else ProblemClass.MINLP)
 
 
-def fs_kernel_beta_subproblem(X: Any, y: Any, alpha: Any, kernel: str = "poly",
-                              B: int | None = None, gamma: float = 0.1, degree: int = 2,
-                              coef0: float = 1.0) -> Any:
+@register("fs-kernel", "formulation", "beta-subproblem", paper="A", ref="eq. (5)",
+          problem_class="MINLP")
+def fs_kernel_beta_subproblem(problem: FSKernelProblem, alpha: Any) -> Any:
     """Pyomo model of Paper A's beta-subproblem (5) for fixed ``alpha`` (bar-alpha).
 
     ``min_beta 1/2 sum_{i,h} alpha_i alpha_h y^i y^h k_beta(x^i, x^h)`` s.t.
@@ -148,7 +138,8 @@ def fs_kernel_beta_subproblem(X: Any, y: Any, alpha: Any, kernel: str = "poly",
     import pyomo.environ as pyo
 
     alpha = np.asarray(alpha, dtype=float)
-    X, y, kernel, B = _validate(X, y, kernel, B, 1.0, gamma, degree, coef0)
+    p = problem
+    X, y, kernel, B, gamma, degree, coef0 = p.X, p.y, p.kernel, p.B, p.gamma, p.degree, p.coef0
     sv = np.flatnonzero(alpha > 0)
     Xs, a = X[sv], (alpha * y)[sv]
     n = X.shape[1]

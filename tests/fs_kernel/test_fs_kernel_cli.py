@@ -20,8 +20,9 @@ def _run(*args):
 
 @pytest.mark.parametrize("method", ["ls", "ls-star", "decsub", "rfe1", "rfe2"])
 def test_json_contract(method):
+    sense = ["--sense", "paper"] if method == "decsub" else []  # margin is the default
     r = _run("--rows", "60", "--method", method, "--starts", "2", "--samples", "40",
-             "--test-size", "0.3", "--json")
+             "--test-size", "0.3", "--json", *sense)
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert set(out) >= KEYS and out["problem"] == "fs-kernel" and out["method"] == method
@@ -30,8 +31,8 @@ def test_json_contract(method):
     assert 0.0 <= out["test_accuracy"] <= 1.0
     if method not in ("rfe1", "rfe2"):
         assert len(out["start_objectives"]) == 2
-        # paper sense (CLI default): the reported objective is the smallest start objective
-        assert out["objective"] == pytest.approx(min(out["start_objectives"]))
+        best = min if out["sense"] == "paper" else max
+        assert out["objective"] == pytest.approx(best(out["start_objectives"]))
 
 
 def test_enumerate_certifies_both_senses():
@@ -72,7 +73,8 @@ def test_demo_section_quick():
 
 def test_minlp_and_relax_round_from_the_cli():
     for method in ("minlp", "relax-round"):
-        r = _run("--rows", "12", "--B", "3", "--method", method, "--time-limit", "3", "--json")
+        r = _run("--rows", "12", "--B", "3", "--method", method, "--time-limit", "3", "--json",
+                 "--sense", "paper")
         assert r.exit_code == 0, r.output
         out = json.loads(r.stdout)
         assert out["method"] == method and len(out["selected"]) == 3

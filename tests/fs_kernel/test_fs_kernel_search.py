@@ -5,12 +5,35 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sparsekm.algorithms.fs_kernel_core import FSKernelProblem, mask_from_indices, random_masks
-from sparsekm.algorithms.fs_kernel_decsub import decsub_light
-from sparsekm.algorithms.fs_kernel_enum import all_mask_objectives, enumerate_masks
-from sparsekm.algorithms.fs_kernel_ls import local_search, ls_star, sample_n2
-from sparsekm.kernels import kernel_matrix
+from sparsekm.algorithms.fs_kernel import decsub as _decsub
+from sparsekm.algorithms.fs_kernel import enumerate as _enum
+from sparsekm.algorithms.fs_kernel import local_search as _ls
+from sparsekm.algorithms.fs_kernel.search import sample_n2
+from sparsekm.kernels import kernel_matrix, mask_from_indices
+from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
+from sparsekm.parallel import Executor
+from sparsekm.solvers import SolverPlan
 from sparsekm.solvers.smo import solve_svm_dual
+
+
+def _plan(time_limit=None):
+    return SolverPlan(time_limit=time_limit)
+
+
+def local_search(p, beta0, time_limit=None):
+    return _ls.local_search(p, _plan(time_limit), beta_in=beta0)
+
+
+def ls_star(p, beta0, time_limit=None, **kw):
+    return _ls.ls_star(p, _plan(time_limit), beta_in=beta0, **kw)
+
+
+def decsub_light(p, beta0, time_limit=None, **kw):
+    return _decsub.decsub_light(p, _plan(time_limit), beta_in=beta0, **kw)
+
+
+def enumerate_masks(p):
+    return _enum.enumerate_masks(p, SolverPlan(), workers=1)
 
 
 def _data(seed: int, m: int = 40, n: int = 9):
@@ -39,7 +62,7 @@ def test_bad_input_messages():
         FSKernelProblem(X, y, sense="max")
     with pytest.raises(ValueError, match="kernel"):
         FSKernelProblem(X, y, kernel="sigmoid")
-    p = FSKernelProblem(X, y, sense="margin")
+    p = FSKernelProblem(X, y)  # sense="margin" is the default
     with pytest.raises(ValueError, match="sense='paper' only"):
         decsub_light(p, random_masks(p.n, p.B, 1, 0)[0])
     with pytest.raises(ValueError, match="B=4 ones"):
@@ -48,18 +71,19 @@ def test_bad_input_messages():
 
 def test_enumeration_exact_and_worker_independent():
     X, y = _data(1, m=30, n=8)
-    p = FSKernelProblem(X, y, "poly", B=3, degree=2)
-    combos, objs = all_mask_objectives(p, n_jobs=1)
-    _, objs2 = all_mask_objectives(p, n_jobs=2)
+    p = FSKernelProblem(X, y, "poly", B=3, degree=2, sense="paper")
+    combos, objs = _enum.all_mask_objectives(p, workers=1)
+    _, objs2 = _enum.all_mask_objectives(p, SolverPlan(executor=Executor(2)))
     assert len(combos) == 56
     np.testing.assert_allclose(objs, objs2, rtol=1e-9)
     for k in (0, 17, 55):
         assert objs[k] == pytest.approx(_fresh_objective(p, mask_from_indices(combos[k], 8)),
                                         rel=1e-6)
-    r = enumerate_masks(p, n_jobs=1)
-    assert r.status == "optimal" and r.objective == pytest.approx(objs.min())
-    assert r.objective < 0
-    rm = enumerate_masks(FSKernelProblem(X, y, "poly", B=3, degree=2, sense="margin"), n_jobs=1)
+    r = enumerate_masks(p)
+    assert r.status.value == "optimal" and r.objective == pytest.approx(objs.min())
+    assert r.objective < 0 and r.sense == "min"
+    rm = enumerate_masks(FSKernelProblem(X, y, "poly", B=3, degree=2, sense="margin"))
+    assert rm.sense == "max" and rm.bound == pytest.approx(rm.objective)
     assert rm.objective == pytest.approx(objs.max())
     assert not np.array_equal(r.beta, rm.beta)
 
@@ -71,7 +95,8 @@ def test_ls_returns_one_swap_local_optimum(sense, kernel):
     p = FSKernelProblem(X, y, kernel, B=4, degree=3, sense=sense)
     beta0 = random_masks(p.n, p.B, 1, seed=3)[0]
     r = local_search(p, beta0)
-    assert r.status == "local_optimum" and r.beta.sum() == 4
+    assert r.status.value == "feasible" and r.termination.value == "converged"
+    assert r.beta.sum() == 4
     assert p.sign * r.objective <= p.sign * r.extra["start_objective"] + 1e-9
     best = p.sign * _fresh_objective(p, r.beta)
     assert best == pytest.approx(p.sign * r.objective, rel=1e-6)
@@ -114,7 +139,7 @@ def test_small_instances_heuristics_reach_enumerated_optimum(kernel, degree):
     X, y = _data(20 + degree, m=40, n=11)
     for sense in ("paper", "margin"):
         p = FSKernelProblem(X, y, kernel, degree=degree, sense=sense)  # B = floor(11/2) = 5
-        opt = enumerate_masks(p, n_jobs=1)
+        opt = enumerate_masks(p)
         starts = random_masks(p.n, p.B, 3, seed=0)
         ls = [local_search(p, b) for b in starts]
         lss = [ls_star(p, b, n_samples=60, seed=k) for k, b in enumerate(starts)]
@@ -130,11 +155,11 @@ def test_small_instances_heuristics_reach_enumerated_optimum(kernel, degree):
 
 def test_time_limit_returns_incumbent_with_status():
     X, y = _data(5, m=40, n=10)
-    p = FSKernelProblem(X, y, "poly", B=5, degree=2)
+    p = FSKernelProblem(X, y, "poly", B=5, degree=2, sense="paper")
     beta0 = random_masks(p.n, p.B, 1, 0)[0]
     start = _fresh_objective(p, beta0)
-    for res in (ls_star(p, beta0, time_limit=0.0), decsub_light(p, beta0, time_limit=0.0),
-                local_search(p, beta0, time_limit=0.0)):
-        assert res.status == "time_limit"
+    for res in (ls_star(p, beta0, time_limit=1e-6), decsub_light(p, beta0, time_limit=1e-6),
+                local_search(p, beta0, time_limit=1e-6)):
+        assert res.status.value == "time_limit"
         assert res.beta.sum() == 5
         assert res.objective <= start + 1e-6 * abs(start)
