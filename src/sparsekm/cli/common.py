@@ -13,7 +13,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -169,20 +169,25 @@ def _clean(x: Any) -> Any:
     return x
 
 
-def result_payload(*, problem: str, method: str, solver: str | None, ds: Any, params: dict,
-                   status: str, objective: float | None, lower_bound: float | None = None,
-                   gap: float | None = None, selected: Sequence[int] | None = None,
-                   time_s: float = 0.0, **extra: Any) -> dict[str, Any]:
-    """The CLI's JSON contract: fixed keys first, problem-specific extras after."""
-    sel = None if selected is None else sorted(int(j) for j in selected)
+def result_payload(*, problem: str, method: str, ds: Any, params: dict,
+                   **fields: Any) -> dict[str, Any]:
+    """The CLI's JSON contract: the fixed keys first, problem-specific extras after.
+
+    ``fields`` holds the outcome (``solver, status, objective, lower_bound, gap, selected,
+    time_s``; a missing one is null) and any extras.
+    """
+    sel = fields.pop("selected", None)
+    sel = None if sel is None else sorted(int(j) for j in sel)
     payload = {
-        "problem": problem, "method": method, "solver": solver, "data": ds.name,
-        "m": int(ds.m), "n": int(ds.n), "params": params, "status": str(status),
-        "objective": objective, "lower_bound": lower_bound, "gap": gap, "selected": sel,
+        "problem": problem, "method": method, "solver": fields.pop("solver", None),
+        "data": ds.name, "m": int(ds.m), "n": int(ds.n), "params": params,
+        "status": str(fields.pop("status", "error")), "objective": fields.pop("objective", None),
+        "lower_bound": fields.pop("lower_bound", None), "gap": fields.pop("gap", None),
+        "selected": sel,
         "selected_names": None if sel is None else [ds.feature_names[j] for j in sel],
-        "time_s": round(float(time_s), 6),
+        "time_s": round(float(fields.pop("time_s", 0.0)), 6),
     }
-    payload.update(extra)
+    payload.update(fields)
     return _clean(payload)
 
 

@@ -16,26 +16,7 @@ import typer
 
 from sparsekm import registry
 
-from .common import (
-    DEFAULT_DATA,
-    COpt,
-    DataOpt,
-    JsonOpt,
-    LabelOpt,
-    RowsOpt,
-    RunOptions,
-    ScaleOpt,
-    SeedOpt,
-    SolverOpt,
-    TestSizeOpt,
-    TimeLimitOpt,
-    accuracy,
-    payload_from,
-    prepare,
-    run_command,
-    runner,
-    solve_app,
-)
+from . import common as c
 
 DEMO_RANK = 20
 PROBLEM = "fs-kernel"
@@ -53,8 +34,8 @@ def decision(res: Any, problem: Any, X: np.ndarray) -> np.ndarray:
     return K @ (res.values["alpha"] * problem.y) + res.values["b"]
 
 
-@runner("solve", PROBLEM)
-def run(opts: RunOptions, **params: Any) -> dict[str, Any]:
+@c.runner("solve", PROBLEM)
+def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     """Select B features with ``params["method"]``; the JSON payload of ``solve fs-kernel``."""
     from sparsekm.algorithms.fs_kernel import solve_fs_kernel
     from sparsekm.models.fs_kernel import FSKernelProblem
@@ -64,7 +45,7 @@ def run(opts: RunOptions, **params: Any) -> dict[str, Any]:
     params = dict(params)
     method = registry.get(PROBLEM, "method", params.pop("method", "ls-star")).name
     starts, n_jobs = params.pop("starts", 1), params.pop("n_jobs", None)
-    split = prepare(opts)
+    split = c.prepare(opts)
     problem = FSKernelProblem(split.train.X, split.train.y,
                               **{k: params.pop(k) for k in PROBLEM_KEYS if k in params})
     plan = SolverPlan(solver=opts.solver, time_limit=opts.time_limit,
@@ -77,27 +58,27 @@ def run(opts: RunOptions, **params: Any) -> dict[str, Any]:
     res = solve_fs_kernel(problem, method, plan, starts=starts, seed=opts.seed, **options)
     res.time_s = time.perf_counter() - t0
     extra: dict[str, Any] = {"sense": problem.sense, "b": res.values["b"],
-                             "train_accuracy": accuracy(decision(res, problem, split.train.X),
+                             "train_accuracy": c.accuracy(decision(res, problem, split.train.X),
                                                         split.train.y),
                              "m_train": problem.m}
     if split.test is not None:
-        extra["test_accuracy"] = accuracy(decision(res, problem, split.test.X), split.test.y)
+        extra["test_accuracy"] = c.accuracy(decision(res, problem, split.test.X), split.test.y)
     if "starts" in res.extra:
         extra["start_objectives"] = [s["objective"] for s in res.extra["starts"]]
         extra["start_times_s"] = [s["time_s"] for s in res.extra["starts"]]
     extra.update({k: res.extra[k] for k in REPORTED if k in res.extra})
     run_params = {**problem.params(), "starts": starts, **options, **opts.params()}
     run_params.pop("spec", None)
-    return payload_from(res, problem=PROBLEM, method=method, ds=split.ds, params=run_params,
+    return c.payload_from(res, problem=PROBLEM, method=method, ds=split.ds, params=run_params,
                         **extra)
 
 
-@solve_app.command("fs-kernel")
+@c.solve_app.command("fs-kernel")
 def solve_fs_kernel_cmd(
-    data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "standard",
-    rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,
-    time_limit: TimeLimitOpt = None, test_size: TestSizeOpt = 0.0, json_out: JsonOpt = False,
-    C: COpt = D["C"],
+    data: c.DataOpt = c.DEFAULT_DATA, label: c.LabelOpt = "label", scale: c.ScaleOpt = "standard",
+    rows: c.RowsOpt = None, seed: c.SeedOpt = 0, solver: c.SolverOpt = None,
+    time_limit: c.TimeLimitOpt = None, test_size: c.TestSizeOpt = 0.0, json_out: c.JsonOpt = False,
+    C: c.COpt = D["C"],
     kernel: Annotated[str, typer.Option("--kernel", help="poly|rbf")] = D["kernel"],
     degree: Annotated[int, typer.Option("--degree", help="Polynomial degree d.")] = D["degree"],
     gamma: Annotated[float, typer.Option("--gamma", help="Kernel gamma > 0.")] = D["gamma"],
@@ -119,8 +100,8 @@ def solve_fs_kernel_cmd(
         "by default).")] = None,
 ) -> None:
     """Kernel SVM feature selection with exactly B features (Paper A, problem (4))."""
-    opts = RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
-    run_command(run, opts, json_out, method=method, kernel=kernel, B=B, C=C, gamma=gamma,
+    opts = c.RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
+    c.run_command(run, opts, json_out, method=method, kernel=kernel, B=B, C=C, gamma=gamma,
                 degree=degree, coef0=coef0, sense=sense, starts=starts, n_samples=samples,
                 sol_pool=sol_pool, opt_window=opt_window, n_jobs=n_jobs)
 
@@ -148,8 +129,8 @@ def demo_section(ds: Any, quick: bool = False) -> list[str]:
             f"  LS* (Alg. 2), sense={sense:<6} objective = {r.objective:.4f}  ({dt:.1f} s, "
             f"{r.extra['n_evals']} SVM fits)",
             f"    selected: {', '.join(names)}",
-            f"    accuracy: train {accuracy(decision(r, p, train.X), train.y):.3f}, "
-            f"test {accuracy(decision(r, p, test.X), test.y):.3f}",
+            f"    c.accuracy: train {c.accuracy(decision(r, p, train.X), train.y):.3f}, "
+            f"test {c.accuracy(decision(r, p, test.X), test.y):.3f}",
         ]
     lines.append("  (sense=margin, the default, maximizes the dual optimum over masks; "
                  "sense=paper is (4) as printed and picks the worst-fitting mask)")

@@ -15,29 +15,7 @@ import typer
 
 from sparsekm import registry
 
-from .common import (
-    DEFAULT_DATA,
-    CLIError,
-    COpt,
-    DataOpt,
-    JsonOpt,
-    LabelOpt,
-    RowsOpt,
-    RunOptions,
-    ScaleOpt,
-    SeedOpt,
-    SolverOpt,
-    TestSizeOpt,
-    TimeLimitOpt,
-    accuracy,
-    payload_from,
-    prepare,
-    relax_app,
-    result_payload,
-    run_command,
-    runner,
-    solve_app,
-)
+from . import common as c
 
 DEMO_RANK = 10  # paper D first in the demo
 PROBLEM = "fs-linear"
@@ -51,12 +29,12 @@ def _problem(train: Any, params: dict[str, Any]) -> Any:
 
     B = params.pop("B", D["B"])
     if not (isinstance(B, int) and 1 <= B <= train.n):
-        raise CLIError(f"--B {B}: must be between 1 and the number of features n = {train.n}")
+        raise c.CLIError(f"--B {B}: must be between 1 and the number of features n = {train.n}")
     return FSLinearProblem(train.X, train.y, B=B, C=params.pop("C", D["C"]),
                            cardinality=params.pop("cardinality", D["cardinality"]))
 
 
-def _plan(opts: RunOptions, params: dict[str, Any]) -> Any:
+def _plan(opts: c.RunOptions, params: dict[str, Any]) -> Any:
     from sparsekm.solvers import SolverPlan
 
     return SolverPlan(solver=opts.solver, time_limit=opts.time_limit,
@@ -68,43 +46,43 @@ def _method_options(method: str, params: dict[str, Any]) -> dict[str, Any]:
     known = {k for e in registry.entries(PROBLEM, "method") for k in e.options}
     unknown = sorted(set(params) - known)
     if unknown:
-        raise CLIError(f"no fs-linear method takes {', '.join(unknown)}; options: "
+        raise c.CLIError(f"no fs-linear method takes {', '.join(unknown)}; options: "
                        f"{', '.join(sorted(known))}")
     mine = registry.get(PROBLEM, "method", method).options
     return {k: v for k, v in params.items() if k in mine}
 
 
-@runner("solve", PROBLEM)
-def run(opts: RunOptions, **params: Any) -> dict[str, Any]:
+@c.runner("solve", PROBLEM)
+def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     """Solve FS-SVM (2) with ``params["method"]``; the JSON payload of ``solve fs-linear``."""
     params = dict(params)
     method = params.pop("method", "kernel-search")
-    split = prepare(opts)
+    split = c.prepare(opts)
     problem = _problem(split.train, params)
     plan = _plan(opts, params)
     entry = registry.get(PROBLEM, "method", method)
     res = entry.run(problem, plan, **_method_options(entry.name, params))
     w, b = res.values["w"], float(res.values["b"])
     extra: dict[str, Any] = {"b": b, "w_selected": [w[j] for j in res.selected],
-                             "train_accuracy": accuracy(split.train.X @ w + b, split.train.y),
+                             "train_accuracy": c.accuracy(split.train.X @ w + b, split.train.y),
                              "iterations": res.log or None, "equation": entry.citation}
     if split.test is not None:
-        extra["test_accuracy"] = accuracy(split.test.X @ w + b, split.test.y)
+        extra["test_accuracy"] = c.accuracy(split.test.X @ w + b, split.test.y)
     if "M" in res.extra:
         extra["M_used"] = res.extra["M"]
     run_params = {"B": problem.B, "C": problem.C, **params, **opts.params()}
-    return payload_from(res, problem=PROBLEM, method=entry.name, ds=split.ds, params=run_params,
+    return c.payload_from(res, problem=PROBLEM, method=entry.name, ds=split.ds, params=run_params,
                         **extra)
 
 
-@runner("relax", PROBLEM)
-def run_relax(opts: RunOptions, **params: Any) -> dict[str, Any]:
+@c.runner("relax", PROBLEM)
+def run_relax(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     """A lower bound on FS-SVM (2) from a registered relaxation (objective = the bound)."""
     from sparsekm.relaxations.fs_linear import solve_relaxation
 
     params = dict(params)
     name = registry.get(PROBLEM, "relaxation", params.pop("relaxation", "dscop")).name
-    split = prepare(opts)
+    split = c.prepare(opts)
     problem = _problem(split.train, params)
     plan = _plan(opts, params).with_(relax_solver=opts.solver)
     known = registry.get(PROBLEM, "relaxation", name).options
@@ -114,7 +92,7 @@ def run_relax(opts: RunOptions, **params: Any) -> dict[str, Any]:
     order = np.argsort(u, kind="stable")[:problem.B] if u is not None else None
     run_params = {"B": problem.B, "C": problem.C, "M": r.extra.get("M"),
                   **{k: v for k, v in params.items() if k != "M"}, **opts.params()}
-    payload = result_payload(
+    payload = c.result_payload(
         problem=PROBLEM, method=name, solver=r.solver, ds=split.ds, params=run_params,
         status=r.status.value if r.bound is not None else "error", objective=r.bound,
         lower_bound=r.bound, gap=None, selected=None if order is None else order.tolist(),
@@ -136,12 +114,12 @@ RelaxSolverOpt = Annotated[str | None, typer.Option(
     "--relax-solver", help="Solver for the conic relaxations (default: configured, Clarabel).")]
 
 
-@solve_app.command("fs-linear")
+@c.solve_app.command("fs-linear")
 def solve_fs_linear_cmd(
-    data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "standard",
-    rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,
-    time_limit: TimeLimitOpt = None, test_size: TestSizeOpt = 0.0, json_out: JsonOpt = False,
-    B: BOpt = D["B"], C: COpt = D["C"], method: MethodOpt = "kernel-search", M: MOpt = None,
+    data: c.DataOpt = c.DEFAULT_DATA, label: c.LabelOpt = "label", scale: c.ScaleOpt = "standard",
+    rows: c.RowsOpt = None, seed: c.SeedOpt = 0, solver: c.SolverOpt = None,
+    time_limit: c.TimeLimitOpt = None, test_size: c.TestSizeOpt = 0.0, json_out: c.JsonOpt = False,
+    B: BOpt = D["B"], C: c.COpt = D["C"], method: MethodOpt = "kernel-search", M: MOpt = None,
     relax_solver: RelaxSolverOpt = None,
     misocp_solver: Annotated[str | None, typer.Option(
         "--misocp-solver", help="Solver for SR-DLMP(K) in exact (default: --solver).")] = None,
@@ -160,7 +138,7 @@ def solve_fs_linear_cmd(
     verbose: Annotated[bool, typer.Option("--verbose", help="Progress on stderr.")] = False,
 ) -> None:
     """Linear SVM feature selection with a hard cardinality constraint (paper D)."""
-    opts = RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
+    opts = c.RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
     params: dict[str, Any] = {
         "method": method, "B": B, "C": C, "relax_solver": relax_solver,
         "misocp_solver": misocp_solver, "subproblem_time_limit": subproblem_time_limit,
@@ -168,28 +146,28 @@ def solve_fs_linear_cmd(
         "strategy": strategy, "cop_form": cop_form}
     if M is not None:
         params["M"] = M
-    run_command(run, opts, json_out, **params)
+    c.run_command(run, opts, json_out, **params)
 
 
-@relax_app.command("fs-linear")
+@c.relax_app.command("fs-linear")
 def relax_fs_linear_cmd(
-    data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "standard",
-    rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,
-    time_limit: TimeLimitOpt = None, test_size: TestSizeOpt = 0.0, json_out: JsonOpt = False,
-    B: BOpt = D["B"], C: COpt = D["C"], relaxation: RelaxOpt = "dscop", M: MOpt = None,
+    data: c.DataOpt = c.DEFAULT_DATA, label: c.LabelOpt = "label", scale: c.ScaleOpt = "standard",
+    rows: c.RowsOpt = None, seed: c.SeedOpt = 0, solver: c.SolverOpt = None,
+    time_limit: c.TimeLimitOpt = None, test_size: c.TestSizeOpt = 0.0, json_out: c.JsonOpt = False,
+    B: BOpt = D["B"], C: c.COpt = D["C"], relaxation: RelaxOpt = "dscop", M: MOpt = None,
     conic: Annotated[str, typer.Option(
         "--conic", help="Decomposed forms: soc (Lemma 4.3) or sdp (PSD blocks).")] = "soc",
 ) -> None:
     """A lower bound on FS-SVM (2) from a relaxation of paper D (objective = the bound)."""
-    opts = RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
+    opts = c.RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
     params: dict[str, Any] = {"relaxation": relaxation, "B": B, "C": C, "conic": conic}
     if M is not None:
         params["M"] = M
-    run_command(run_relax, opts, json_out, **params)
+    c.run_command(run_relax, opts, json_out, **params)
 
 
 def demo_section(ds: Any, quick: bool = False) -> list[str]:
-    """A certified paper-D run: Kernel Search incumbent, DSCoP bound, gap, names, accuracy."""
+    """A certified paper-D run: Kernel Search incumbent, DSCoP bound, gap, names, c.accuracy."""
     from sparsekm.algorithms.fs_linear import solve_fs_linear
     from sparsekm.data import train_test_split
     from sparsekm.models.fs_linear import FSLinearProblem
@@ -213,6 +191,6 @@ def demo_section(ds: Any, quick: bool = False) -> list[str]:
         f"  DSCoP (13) lower bound            {res.bound:.6f}",
         f"  certified gap                     {100 * (res.gap or 0.0):.3f} %  ({dt:.1f} s)",
         f"  selected features: {', '.join(names)}",
-        f"  accuracy: train {accuracy(train.X @ w + b, train.y):.3f}, "
-        f"test {accuracy(test.X @ w + b, test.y):.3f}",
+        f"  c.accuracy: train {c.accuracy(train.X @ w + b, train.y):.3f}, "
+        f"test {c.accuracy(test.X @ w + b, test.y):.3f}",
     ]

@@ -15,26 +15,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from .common import (
-    DEFAULT_DATA,
-    COpt,
-    DataOpt,
-    JsonOpt,
-    LabelOpt,
-    RowsOpt,
-    RunOptions,
-    ScaleOpt,
-    SeedOpt,
-    SolverOpt,
-    TestSizeOpt,
-    TimeLimitOpt,
-    accuracy,
-    prepare,
-    result_payload,
-    run_command,
-    runner,
-    solve_app,
-)
+from . import common as c
 
 KernelOpt = Annotated[str, typer.Option(
     "--kernel", help="linear|poly|rbf|laplacian|sigmoid")]
@@ -82,13 +63,13 @@ def solve_svm(ds: Any, kernel: str, gamma: float | None, degree: int, coef0: flo
             "n_support": int((alpha > 1e-8 * C).sum()), "alpha": alpha}
 
 
-@runner("solve", "svm")
-def run(opts: RunOptions, *, kernel: str = "rbf", gamma: float | None = None, degree: int = 3,
+@c.runner("solve", "svm")
+def run(opts: c.RunOptions, *, kernel: str = "rbf", gamma: float | None = None, degree: int = 3,
         coef0: float = 0.0, C: float = 1.0) -> dict[str, Any]:
     """The plain SVM on ``opts.data``; the JSON payload of ``sparsekm solve svm``."""
     from sparsekm.kernels import kernel_matrix
 
-    split = prepare(opts)
+    split = c.prepare(opts)
     out = solve_svm(split.train, kernel, gamma, degree, coef0, C, opts.solver, opts.time_limit)
     alpha, w = out.pop("alpha", None), out.pop("w", None)
     if split.test is not None and (alpha is not None or w is not None):
@@ -97,25 +78,25 @@ def run(opts: RunOptions, *, kernel: str = "rbf", gamma: float | None = None, de
         else:
             d = kernel_matrix(split.test.X, split.train.X, kernel=kernel, gamma=gamma,
                               degree=degree, coef0=coef0) @ (alpha * split.train.y) + out["b"]
-        out["test_accuracy"] = accuracy(d, split.test.y)
+        out["test_accuracy"] = c.accuracy(d, split.test.y)
     params = {"kernel": kernel, "gamma": gamma, "degree": degree, "coef0": coef0, "C": C,
               **opts.params()}
-    return result_payload(problem="svm", ds=split.ds, params=params, selected=None, **out)
+    return c.result_payload(problem="svm", ds=split.ds, params=params, selected=None, **out)
 
 
-@solve_app.command("svm")
+@c.solve_app.command("svm")
 def solve_svm_cmd(
-    data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "standard",
-    rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,
-    time_limit: TimeLimitOpt = None, test_size: TestSizeOpt = 0.0, json_out: JsonOpt = False,
+    data: c.DataOpt = c.DEFAULT_DATA, label: c.LabelOpt = "label", scale: c.ScaleOpt = "standard",
+    rows: c.RowsOpt = None, seed: c.SeedOpt = 0, solver: c.SolverOpt = None,
+    time_limit: c.TimeLimitOpt = None, test_size: c.TestSizeOpt = 0.0, json_out: c.JsonOpt = False,
     kernel: KernelOpt = "rbf",
     gamma: Annotated[float | None, typer.Option("--gamma", help="Kernel gamma (default 1/n).")]
     = None,
     degree: Annotated[int, typer.Option("--degree")] = 3,
     coef0: Annotated[float, typer.Option("--coef0")] = 0.0,
-    C: COpt = 1.0,
+    C: c.COpt = 1.0,
 ) -> None:
     """Plain SVM (no feature selection): objective = 1/2||w||^2 + C sum xi."""
-    opts = RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
-    run_command(run, opts, json_out, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+    opts = c.RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
+    c.run_command(run, opts, json_out, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
                 C=C)

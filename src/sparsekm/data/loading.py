@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Iterable
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -107,10 +108,8 @@ def load_csv(
     return build_dataset(
         features, y, feature_names=None, positive_class=positive_class, missing=missing,
         name=name, label_raw=raw,
-        non_numeric_fix=(
-            "one-hot encode them (pandas.get_dummies) and save the file again, or pass "
-            "drop_columns=[...] to ignore them"
-        ),
+        fixes={"non_numeric": "one-hot encode them (pandas.get_dummies) and save the file "
+               "again, or pass drop_columns=[...] to ignore them"},
     )
 
 
@@ -150,9 +149,10 @@ def load_dataset(name: str, *, missing: str = "drop", drop_constant: bool = Fals
     features, y, raw = _split_frame(frame, "label", (), f"bundled file {spec.file!r}")
     ds = build_dataset(
         features, y, feature_names=None, positive_class=1, missing=missing, name=spec.name,
-        citation=spec.citation, label_raw=raw,
-        missing_fix="pass missing='drop' (default) to drop those rows or missing='zero'",
+        label_raw=raw,
+        fixes={"missing": "pass missing='drop' (default) to drop those rows or missing='zero'"},
     )
+    ds = replace(ds, citation=spec.citation)
     if drop_constant:
         X = ds.X
         keep = np.flatnonzero(X.max(axis=0) != X.min(axis=0))

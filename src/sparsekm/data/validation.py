@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,8 @@ from .labels import to_pm1
 __all__ = ["MISSING_MODES", "as_dataset", "build_dataset", "check_missing_mode"]
 
 MISSING_MODES = ("drop", "zero", "error")
+FIXES = {"non_numeric": "one-hot encode them (pandas.get_dummies) or drop them",
+         "missing": "drop or impute them, or pass missing='drop'"}
 
 
 def check_missing_mode(missing: str) -> str:
@@ -78,10 +81,8 @@ def build_dataset(
     positive_class: Any,
     missing: str,
     name: str,
-    citation: str = "",
     label_raw: Any = None,
-    non_numeric_fix: str = "one-hot encode them (pandas.get_dummies) or drop them",
-    missing_fix: str = "drop or impute them, or pass missing='drop'",
+    fixes: dict[str, str] | None = None,
 ) -> Dataset:
     """Check, clean and assemble a :class:`Dataset` (the common core of all loaders).
 
@@ -97,18 +98,21 @@ def build_dataset(
         Class mapped to +1.
     missing : {"drop", "zero", "error"}
         What to do with NaN/inf feature values and missing labels.
-    name, citation : str
-        Stored on the result.
+    name : str
+        Stored on the result (a citation is set by the caller with ``dataclasses.replace``).
     label_raw : array-like of shape (m,), optional
         Original labels, kept (and row-filtered) alongside ``y``.
-    non_numeric_fix, missing_fix : str
-        The "how to fix" part of the corresponding error messages.
+    fixes : dict, optional
+        The "how to fix" part of the error messages on ``"non_numeric"`` columns and
+        ``"missing"`` values (defaults in :data:`FIXES`).
 
     Returns
     -------
     Dataset
     """
     check_missing_mode(missing)
+    fix = {**FIXES, **(fixes or {})}
+    non_numeric_fix, missing_fix = fix["non_numeric"], fix["missing"]
     m, n = X.shape
     if m == 0 or n == 0:
         raise DataError(
@@ -190,8 +194,7 @@ def build_dataset(
             )
     y_pm1, _ = to_pm1(y_ser, positive_class, what=f"{name}: y")
     return Dataset(
-        X=Xf, y=y_pm1, feature_names=feature_names, name=name, citation=citation,
-        label_raw=raw,
+        X=Xf, y=y_pm1, feature_names=feature_names, name=name, label_raw=raw,
     )
 
 
@@ -238,8 +241,9 @@ def as_dataset(
         labels that cannot be mapped to {-1, +1}.
     """
     X2, names = _to_2d(X)
-    return build_dataset(
+    ds = build_dataset(
         X2, y,
         feature_names=feature_names if feature_names is not None else names,
-        positive_class=positive_class, missing=missing, name=name, citation=citation,
+        positive_class=positive_class, missing=missing, name=name,
     )
+    return replace(ds, citation=citation) if citation else ds

@@ -7,17 +7,19 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sparsekm import registry
+
+from .base import BinaryClassifierMixin
 
 __all__ = ["CardinalityKernelSVC"]
 
 D = registry.defaults("fs-kernel")
 
 
-class CardinalityKernelSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
+class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin,
+                           BaseEstimator):
     """Nonlinear SVM using exactly ``B`` input features (Paper A, MINLP (4)).
 
     The mask ``beta`` (``sum beta = B``) is chosen by ``method`` and the SVM dual (3) is then
@@ -99,13 +101,7 @@ class CardinalityKernelSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
         from sparsekm.models.fs_kernel import FSKernelProblem
         from sparsekm.solvers import SolverPlan
 
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        self.classes_ = unique_labels(y)
-        if self.classes_.size != 2:
-            raise ValueError(f"Only binary classification is supported: y has "
-                             f"{self.classes_.size} classes; wrap CardinalityKernelSVC in "
-                             "OneVsRestClassifier for more")
-        ypm = np.where(y == self.classes_[1], 1.0, -1.0)
+        X, ypm = self._binary_targets(X, y)
         problem = FSKernelProblem(X, ypm, self.kernel, self.B, self.C, self.gamma, self.degree,
                                   self.coef0, self.sense)
         plan = SolverPlan(solver=self.solver, time_limit=self.time_limit)
@@ -132,16 +128,7 @@ class CardinalityKernelSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
                            gamma=self.gamma, degree=self.degree, coef0=self.coef0)
         return Kt @ self.dual_coef_ + self.intercept_
 
-    def predict(self, X: Any) -> np.ndarray:
-        """Predicted labels."""
-        d = self.decision_function(X)
-        return np.where(d >= 0, self.classes_[1], self.classes_[0])
 
     def _get_support_mask(self) -> np.ndarray:
         check_is_fitted(self, "support_")
         return self.support_
-
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags

@@ -13,15 +13,17 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sparsekm import registry
 
+from .base import BinaryClassifierMixin
+
 D = registry.defaults("fs-linear")
 
 
-class CardinalityLinearSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
+class CardinalityLinearSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin,
+                           BaseEstimator):
     """Linear SVM with at most ``B`` nonzero weights (FS-SVM (2) of paper D).
 
     Parameters
@@ -70,12 +72,7 @@ log); objective_, lower_bound_, gap_;
         from sparsekm.solvers import SolverPlan
 
         entry = registry.get("fs-linear", "method", self.method)  # ValueError lists methods
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        self.classes_ = unique_labels(y)
-        if self.classes_.size != 2:
-            raise ValueError(f"CardinalityLinearSVC needs exactly 2 classes, got "
-                             f"{self.classes_.size}; use OneVsRestClassifier for more")
-        ypm = np.where(y == self.classes_[1], 1.0, -1.0)
+        X, ypm = self._binary_targets(X, y)
         B = self.B
         if not (isinstance(B, int | np.integer) and 1 <= B <= X.shape[1]):
             raise ValueError(f"B={B} must be an integer in [1, n_features={X.shape[1]}]")
@@ -101,9 +98,6 @@ log); objective_, lower_bound_, gap_;
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return X @ self.coef_[0] + self.intercept_[0]
 
-    def predict(self, X: Any) -> np.ndarray:
-        d = self.decision_function(X)
-        return np.where(d >= 0, self.classes_[1], self.classes_[0])
 
     def _get_support_mask(self) -> np.ndarray:
         check_is_fitted(self, "coef_")
@@ -114,8 +108,3 @@ log); objective_, lower_bound_, gap_;
         idx = np.flatnonzero(self._get_support_mask())
         names = getattr(self, "feature_names_in_", None)
         return [str(names[j]) for j in idx] if names is not None else idx.tolist()
-
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags

@@ -8,6 +8,7 @@ from .backends import BACKENDS, canonical_name
 from .classify import classify, framework_of
 from .config import PREFERENCE, configured_options, configured_solver, preference
 from .errors import SolverCapabilityError, SolverNotAvailableError
+from .limits import explain_failure
 from .result import Result
 from .types import ProblemClass, SolverOptions
 
@@ -116,8 +117,21 @@ def solve(model: Any, solver: str | None = None, *, time_limit: float | None = N
     options = SolverOptions(time_limit=time_limit, mip_gap=mip_gap, threads=threads,
                             verbose=verbose, warm_start=warm_start,
                             extra={**configured_options(name), **solver_options})
-    return backend.adapters[framework].solve(model, options, pc, backend.display,
-                                             backend.availability().version)
+    avail = backend.availability()
+    try:
+        res = backend.adapters[framework].solve(model, options, pc, backend.display,
+                                                avail.version)
+    except SolverNotAvailableError as exc:  # a licence refused the model: say which limit
+        raise SolverNotAvailableError(_licence_text(name, model, framework, pc)
+                                      or str(exc)) from exc
+    if res.status.value == "error" and (why := _licence_text(name, model, framework, pc)):
+        raise SolverNotAvailableError(why)
+    return res
+
+
+def _licence_text(name: str, model: Any, framework: str, pc: ProblemClass) -> str | None:
+    notes = {n: BACKENDS[n].availability().note for n in BACKENDS}
+    return explain_failure(name, notes, model, framework, usable_solvers(pc, framework))
 
 
 def solver_table() -> list[dict[str, Any]]:

@@ -81,6 +81,11 @@ class PyomoAdapter:
             kwargs["options"] = native
         if options.warm_start and getattr(opt, "warm_start_capable", lambda: False)():
             kwargs["warmstart"] = True
+        elif options.warm_start and hasattr(getattr(opt, "config", None),
+                                            "warmstart_discrete_vars"):
+            # Pyomo's legacy wrapper of its new SCIP interface does not map ``warmstart``:
+            # set the new interface's option (a partial start of the integer variables)
+            opt.config.warmstart_discrete_vars = True
         base = {"solver": solver_label, "version": version, "problem_class": problem_class}
         t0 = time.perf_counter()
         try:

@@ -61,6 +61,9 @@ def _solve_miqp(problem: FSLinearProblem, plan: SolverPlan, model: Any, method: 
     if start is not None and (not res.has_solution or start.objective < res.objective):
         res.objective, res.values, res.selected = start.objective, start.values, start.selected
         res.extra["incumbent_from"] = warm
+    if start is not None and start.bound is not None:  # the heuristic's DSCoP bound
+        res.certify(max(start.bound, res.bound if res.bound is not None else -np.inf),
+                    tol=1e-6)
     if not res.has_solution:
         raise SolveFailedError(f"{method}: no feasible point found (status {res.status.value}: "
                                f"{res.message}); raise the time limit or use kernel-search")
