@@ -27,7 +27,8 @@ from .functions import (
     sigmoid_kernel,
     symmetrize,
 )
-from .masked import MASKED_KERNELS, MaskedKernel, feature_terms, mask_from_indices
+from .masked import MASKED_KERNELS, MaskedKernel
+from .terms import feature_terms, mask_from_indices
 
 __all__ = [
     "KERNELS",
