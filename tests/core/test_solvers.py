@@ -328,3 +328,12 @@ def test_relative_gap_convention() -> None:
     assert relative_gap(-10.0, -12.0) == pytest.approx(0.2)
     assert relative_gap(0.0, 0.0) == 0.0 and relative_gap(0.0, -1.0) == math.inf
     assert relative_gap(None, 1.0) is None and relative_gap(1.0, -math.inf) is None
+
+
+def test_warm_start_without_a_start_point_changes_nothing() -> None:
+    """warm_start=True on a model whose integer variables have no values is a cold solve
+    (SCIP would otherwise be handed an empty partial solution)."""
+    cold = solve(miqp_pyomo(), "scip")
+    warm = solve(miqp_pyomo(), "scip", warm_start=True)
+    assert warm.status is Status.OPTIMAL
+    assert warm.objective == pytest.approx(cold.objective, abs=1e-9)

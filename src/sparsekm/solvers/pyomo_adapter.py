@@ -79,10 +79,10 @@ class PyomoAdapter:
         kwargs: dict[str, Any] = {"load_solutions": False, "tee": options.verbose}
         if native:
             kwargs["options"] = native
-        if options.warm_start and getattr(opt, "warm_start_capable", lambda: False)():
+        warm = options.warm_start and _has_integer_start(model)
+        if warm and getattr(opt, "warm_start_capable", lambda: False)():
             kwargs["warmstart"] = True
-        elif options.warm_start and hasattr(getattr(opt, "config", None),
-                                            "warmstart_discrete_vars"):
+        elif warm and hasattr(getattr(opt, "config", None), "warmstart_discrete_vars"):
             # Pyomo's legacy wrapper of its new SCIP interface does not map ``warmstart``:
             # set the new interface's option (a partial start of the integer variables)
             opt.config.warmstart_discrete_vars = True
@@ -127,6 +127,15 @@ class PyomoAdapter:
                       sense="min" if minimize else "max", time_s=elapsed,
                       values=pyomo_values(model) if has_sol else {}, message=tc, raw=results,
                       **base)
+
+
+def _has_integer_start(model: Any) -> bool:
+    """True when every integer variable has a value (a start a MIP solver can use)."""
+    import pyomo.environ as pyo
+
+    ints = [v for v in model.component_data_objects(pyo.Var, active=True, descend_into=True)
+            if v.is_integer() and not v.fixed]
+    return bool(ints) and all(v.value is not None for v in ints)
 
 
 def _load_quietly(model: Any, results: Any) -> None:
