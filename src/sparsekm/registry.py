@@ -247,3 +247,14 @@ def markdown(problem: str | None = None) -> str:
                  e.summary]
         rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(rows)
+
+
+README_START, README_END = "<!-- registry:start -->", "<!-- registry:end -->"
+
+
+def readme_with_tables(text: str) -> str:
+    """``text`` (a README) with the block between the registry markers replaced by
+    :func:`markdown` of every problem."""
+    head, rest = text.split(README_START, 1)
+    _, tail = rest.split(README_END, 1)
+    return f"{head}{README_START}\n{markdown()}\n{README_END}{tail}"

@@ -38,11 +38,19 @@ def solvers_cmd(json_out: JsonOpt = False) -> None:
 def methods_cmd(
     problem: Annotated[str | None, typer.Argument(help="A problem (default: all).")] = None,
     json_out: JsonOpt = False,
+    update_readme: Annotated[str | None, typer.Option(
+        "--update-readme", help="Rewrite the registry tables of this README file.")] = None,
 ) -> None:
     """Registered formulations, relaxations, cuts and methods, with their paper references."""
+    from pathlib import Path
+
     from sparsekm import registry
 
     with cli_errors():
+        if update_readme:
+            path = Path(update_readme)
+            path.write_text(registry.readme_with_tables(path.read_text()))
+            return
         if problem is not None:
             problem = registry.problem(problem).name
         rows = registry.entries(problem)
