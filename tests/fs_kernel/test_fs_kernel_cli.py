@@ -68,7 +68,7 @@ def test_demo_section_quick():
                              quick=True)
     text = "\n".join(lines)
     assert "paper A" in text and "sense=margin" in text and "sense=paper" in text
-    assert text.count("accuracy: train") == 2
+    assert text.count("    accuracy: train") == 2 and "c.accuracy" not in text
 
 
 def test_minlp_and_relax_round_from_the_cli():

@@ -129,7 +129,7 @@ def demo_section(ds: Any, quick: bool = False) -> list[str]:
             f"  LS* (Alg. 2), sense={sense:<6} objective = {r.objective:.4f}  ({dt:.1f} s, "
             f"{r.extra['n_evals']} SVM fits)",
             f"    selected: {', '.join(names)}",
-            f"    c.accuracy: train {c.accuracy(decision(r, p, train.X), train.y):.3f}, "
+            f"    accuracy: train {c.accuracy(decision(r, p, train.X), train.y):.3f}, "
             f"test {c.accuracy(decision(r, p, test.X), test.y):.3f}",
         ]
     lines.append("  (sense=margin, the default, maximizes the dual optimum over masks; "

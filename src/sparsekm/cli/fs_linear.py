@@ -167,7 +167,7 @@ def relax_fs_linear_cmd(
 
 
 def demo_section(ds: Any, quick: bool = False) -> list[str]:
-    """A certified paper-D run: Kernel Search incumbent, DSCoP bound, gap, names, c.accuracy."""
+    """A certified paper-D run: Kernel Search incumbent, DSCoP bound, gap, names, accuracy."""
     from sparsekm.algorithms.fs_linear import solve_fs_linear
     from sparsekm.data import train_test_split
     from sparsekm.models.fs_linear import FSLinearProblem
@@ -191,6 +191,6 @@ def demo_section(ds: Any, quick: bool = False) -> list[str]:
         f"  DSCoP (13) lower bound            {res.bound:.6f}",
         f"  certified gap                     {100 * (res.gap or 0.0):.3f} %  ({dt:.1f} s)",
         f"  selected features: {', '.join(names)}",
-        f"  c.accuracy: train {c.accuracy(train.X @ w + b, train.y):.3f}, "
+        f"  accuracy: train {c.accuracy(train.X @ w + b, train.y):.3f}, "
         f"test {c.accuracy(test.X @ w + b, test.y):.3f}",
     ]
