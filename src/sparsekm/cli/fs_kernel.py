@@ -26,12 +26,12 @@ REPORTED = ("solver_objective", "relaxation_objective", "integral", "iterations"
 
 
 def decision(res: Any, problem: Any, X: np.ndarray) -> np.ndarray:
-    """Decision values of the SVM at the result's mask on rows ``X``."""
-    from sparsekm.kernels import kernel_matrix
+    """Decision values of the SVM at the result's mask on rows ``X`` (the models' function)."""
+    from sparsekm.models.fs_kernel import decision_values
 
-    sel = res.values["beta"]
-    K = kernel_matrix(X[:, sel], problem.X[:, sel], **problem.kernel_params())
-    return K @ (res.values["alpha"] * problem.y) + res.values["b"]
+    v = res.values
+    return decision_values(problem.spec, v["beta"], problem.X, v["alpha"] * problem.y, v["b"],
+                           X)
 
 
 @c.runner("solve", PROBLEM)

@@ -67,6 +67,8 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
         The mask ``beta``.
     alpha_, intercept_ : ndarray (m,), float
         The SVM dual variables and bias on the selected features.
+    kernel_spec_ : sparsekm.kernels.KernelSpec
+        The validated kernel.
     objective_ : float
         ``min_alpha`` of the dual (3) at ``support_``.
     result_ : sparsekm.solvers.Result
@@ -108,6 +110,7 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
         res = solve_fs_kernel(problem, self.method, plan, starts=self.starts,
                               seed=self.random_state, **(self.method_options or {}))
         self.result_ = res
+        self.kernel_spec_ = problem.spec
         self.support_ = res.values["beta"].copy()
         self.alpha_ = np.asarray(res.values["alpha"], dtype=float)
         self.intercept_ = float(res.values["b"])
@@ -119,15 +122,12 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
 
     def decision_function(self, X: Any) -> np.ndarray:
         """``sum_i alpha_i y^i k_beta(x^i, x) + b`` (positive means ``classes_[1]``)."""
-        from sparsekm.kernels import kernel_matrix
+        from sparsekm.models.fs_kernel import decision_values
 
         check_is_fitted(self, "support_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        sel = self.support_
-        Kt = kernel_matrix(X[:, sel], self.support_vectors_[:, sel], kernel=self.kernel,
-                           gamma=self.gamma, degree=self.degree, coef0=self.coef0)
-        return Kt @ self.dual_coef_ + self.intercept_
-
+        return decision_values(self.kernel_spec_, self.support_,
+                               self.support_vectors_, self.dual_coef_, self.intercept_, X)
 
     def _get_support_mask(self) -> np.ndarray:
         check_is_fitted(self, "support_")

@@ -27,7 +27,7 @@ from sparsekm.registry import register_problem
 
 from ..problem import Problem, check_budget, check_positive
 
-__all__ = ["SENSES", "FSKernelProblem", "random_masks"]
+__all__ = ["SENSES", "FSKernelProblem", "decision_values", "random_masks"]
 
 SENSES = ("margin", "paper")
 KERNELS = ("poly", "rbf")
@@ -101,6 +101,13 @@ class FSKernelProblem(Problem):
             raise ValueError(f"beta_in must be a mask of length n={self.n} with B={self.B} "
                              f"ones, got shape {b.shape} with {int(b.sum())} ones")
         return b.copy()
+
+
+def decision_values(spec: KernelSpec, beta: np.ndarray, X_sv: np.ndarray, coef: np.ndarray,
+                    b: float, Z: np.ndarray) -> np.ndarray:
+    """``f(z) = sum_i coef_i k_beta(x_i, z) + b`` for the rows of ``Z`` (Section 2.1), with
+    ``coef = alpha * y`` over the rows ``X_sv`` (all training rows or the support vectors)."""
+    return spec(Z[:, beta], X_sv[:, beta]) @ coef + b
 
 
 def random_masks(n: int, B: int, count: int, seed: int | None) -> list[np.ndarray]:
