@@ -282,14 +282,15 @@ def solve_kernel_dual(kernel: Any, y: Any, loss: Loss | None = None, *, alpha0: 
             raise ValueError(f"grad0 must be a finite array of shape ({m},)")
     else:
         grad = dual_gradient(ks, ya, alpha, loss)
-    st = (alpha, grad, ya, p, lo, hi, c, ks.diag)
+    curv = ks.diag + (c / (alpha * (c - alpha)) if loss.kind == LOGISTIC else 0.0)
+    st = (alpha, grad, ya, p, lo, hi, c, ks.diag, curv)
     result = _run(ks, st, loss, opts, t0)
     return result
 
 
 def _run(ks: KernelSource, st: tuple, loss: Loss, opts: SMOOptions, t0: float) -> Result:
     """The chunked loop: engine iterations, then time-limit and decide checks between chunks."""
-    alpha, grad, y, p, lo, hi, c, diag = st
+    alpha, grad, y, p, lo, hi, c, _, _ = st
     cap = math.inf if opts.max_iter == -1 else opts.max_iter
     chunked = opts.time_limit is not None or opts.decide is not None
     args = ks.numba_args()
