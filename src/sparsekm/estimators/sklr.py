@@ -131,8 +131,8 @@ class SparseKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         """Class probabilities from eq. (3): columns follow ``classes_``."""
         from scipy.special import expit
 
-        p1 = expit(self.decision_function(X))
-        return np.column_stack([1.0 - p1, p1])
+        f = self.decision_function(X)
+        return np.column_stack([expit(-f), expit(f)])
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """log of :meth:`predict_proba` (computed stably)."""
