@@ -146,31 +146,35 @@ def objective(st, loss):
     return f
 
 
+@njit(cache=True, nogil=True, inline="always")
+def track(st, t, acc):
+    """Fold variable t into acc = (m, M, i, j): the running max of -y G over I_up and min over
+    I_low (eq. (26)-(27)). Branch-free membership tests: 3x faster than ``if``/``or`` chains
+    on mixed labels (measured)."""
+    alpha, grad, y, p, lo, hi, c, diag, curv = st
+    gmax, gmin, imax, jmin = acc
+    v = -y[t] * grad[t]
+    pos = y[t] > 0.0
+    below = alpha[t] < hi[t]
+    above = alpha[t] > lo[t]
+    vu = v if (pos & below) | ((not pos) & above) else -np.inf
+    vl = v if ((not pos) & below) | (pos & above) else np.inf
+    if vu > gmax:
+        gmax = vu
+        imax = t
+    if vl < gmin:
+        gmin = vl
+        jmin = t
+    return gmax, gmin, imax, jmin
+
+
 @njit(cache=True, nogil=True)
 def violation(st):
-    """(m(a), M(a), i, j): max of -y G over I_up, min over I_low (eq. (27)), their indices.
-
-    Branch-free membership tests (3x faster than ``if``/``or`` chains on mixed labels).
-    """
-    alpha, grad, y, p, lo, hi, c, diag, curv = st
-    gmax = -np.inf
-    gmin = np.inf
-    imax = -1
-    jmin = -1
-    for t in range(alpha.shape[0]):
-        v = -y[t] * grad[t]
-        pos = y[t] > 0.0
-        below = alpha[t] < hi[t]
-        above = alpha[t] > lo[t]
-        vu = v if (pos & below) | ((not pos) & above) else -np.inf
-        vl = v if ((not pos) & below) | (pos & above) else np.inf
-        if vu > gmax:
-            gmax = vu
-            imax = t
-        if vl < gmin:
-            gmin = vl
-            jmin = t
-    return gmax, gmin, imax, jmin
+    """(m(a), M(a), i, j): max of -y G over I_up, min over I_low (eq. (27)), their indices."""
+    acc = (-np.inf, np.inf, -1, -1)
+    for t in range(st[0].shape[0]):
+        acc = track(st, t, acc)
+    return acc
 
 
 @njit(cache=True, nogil=True)
@@ -290,26 +294,11 @@ def take_step(st, loss, i, j, t, tmax, Ki, Kj):
         curv[j] = diag[j] + phi_d2(loss, aj, c[j])
     alpha[i] = ai
     alpha[j] = aj
-    gmax = -np.inf
-    gmin = np.inf
-    imax = -1
-    jmin = -1
+    acc = (-np.inf, np.inf, -1, -1)
     for k in range(alpha.shape[0]):
-        g = grad[k] + y[k] * (di * Ki[k] + dj * Kj[k])
-        grad[k] = g
-        v = -y[k] * g
-        pos = y[k] > 0.0
-        below = alpha[k] < hi[k]
-        above = alpha[k] > lo[k]
-        vu = v if (pos & below) | ((not pos) & above) else -np.inf
-        vl = v if ((not pos) & below) | (pos & above) else np.inf
-        if vu > gmax:
-            gmax = vu
-            imax = k
-        if vl < gmin:
-            gmin = vl
-            jmin = k
-    return gmax, gmin, imax, jmin
+        grad[k] += y[k] * (di * Ki[k] + dj * Kj[k])
+        acc = track(st, k, acc)
+    return acc
 
 
 @njit(cache=True, nogil=True)
