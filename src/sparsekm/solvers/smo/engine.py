@@ -204,14 +204,16 @@ def select_j(st, loss, i, gmax, Ki, tau):
 
 
 @njit(cache=True, nogil=True)
-def pair_slope(loss, t, v, kappa, ai, aj, si, sj, ci, cj):
-    """phi_ij'(t): the derivative of the subproblem (30) along a_i += si t, a_j -= sj t.
+def pair_slope(loss, t, v, kappa, pair):
+    """phi_ij'(t): the derivative of the subproblem (30) along a_i += si t, a_j -= sj t;
+    ``pair = (ai, aj, si, sj, ci, cj)``.
 
     The entropy part si (phi'(a_i + si t) - phi'(a_i)) - sj (phi'(a_j - sj t) - phi'(a_j)) is
     the log of one product of ratios (one log instead of four).
     """
     g = -v + kappa * t
     if loss == LOGISTIC:
+        ai, aj, si, sj, ci, cj = pair
         ui = ai + si * t
         uj = aj - sj * t
         ri = (ui * (ci - ai)) / (ai * (ci - ui))
@@ -238,7 +240,8 @@ def solve_pair(st, loss, i, j, v, kappa, tmax, eps):
     sj = y[j]
     ci = c[i]
     cj = c[j]
-    if pair_slope(loss, tmax, v, kappa, ai, aj, si, sj, ci, cj) <= 0.0:
+    pair = (ai, aj, si, sj, ci, cj)
+    if pair_slope(loss, tmax, v, kappa, pair) <= 0.0:
         return tmax
     tl = 0.0
     tr = tmax
@@ -247,7 +250,7 @@ def solve_pair(st, loss, i, j, v, kappa, tmax, eps):
     if t >= tr:
         t = 0.5 * tr
     for _ in range(100):
-        g = pair_slope(loss, t, v, kappa, ai, aj, si, sj, ci, cj)
+        g = pair_slope(loss, t, v, kappa, pair)
         if g > 0.0:
             tr = t
         else:
