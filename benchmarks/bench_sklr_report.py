@@ -110,7 +110,7 @@ def table4(data: dict) -> tuple[list[str], dict[str, float]]:
     rows = ["| data | m_train (95 %) | fits | S-KLR-1ord s | S-KLR-2ord s | 2ord/1ord time "
             "| paper | 1ord it | 2ord it | 2ord/1ord it | capped 1ord / 2ord |",
             "|" + "---|" * 11]
-    ratios_t, ratios_i = [], []
+    ratios_t, ratios_i, uncapped = [], [], []
     for name, r in data.items():
         g = r["folds"][0]["grid"]
         t1 = np.mean([x["smo1"]["time"] for x in g])
@@ -121,13 +121,16 @@ def table4(data: dict) -> tuple[list[str], dict[str, float]]:
         ratios_i.append(i2 / i1)
         cap = (sum(not x["smo1"]["converged"] for x in g),
                sum(not x["smo2"]["converged"] for x in g))
+        if 2 * max(cap) < len(g):  # the iteration ratio means something
+            uncapped.append(i2 / i1)
         m_sub = int(round(r["folds"][0]["m_train"] * 0.95))
         rows.append(f"| {name} | {m_sub} | {len(g)} | {t1:.4f} | {t2:.4f} | {t2 / t1:.3f} | "
                     f"{PAPER_T4[name]:.3f} | {i1:.0f} | {i2:.0f} | {i2 / i1:.3f} | "
                     f"{cap[0]} / {cap[1]} |")
     summary = {"time_ratio_mean": float(np.mean(ratios_t)),
                "it_ratio_mean": float(np.mean(ratios_i)),
-               "it_ratio_max": float(np.max(ratios_i))}
+               "it_ratio_max": float(np.max(uncapped)), "n_uncapped": len(uncapped),
+               "it_ratio_mean_uncapped": float(np.mean(uncapped))}
     rows.append(f"| **mean** | | | | | {summary['time_ratio_mean']:.3f} | 0.821 | | | "
                 f"{summary['it_ratio_mean']:.3f} | |")
     return rows, summary
@@ -221,8 +224,11 @@ def write_report(results: Path) -> None:
     lines += table3(data)
     lines += ["", "## Table 4: S-KLR-1ord vs S-KLR-2ord, mean over fold 0's grid fits", ""]
     lines += t4
-    lines += ["", f"Goal smo2 <= 0.8 x the iterations of smo1: mean ratio "
-              f"{s4['it_ratio_mean']:.3f}, worst dataset {s4['it_ratio_max']:.3f}.", ""]
+    lines += ["", f"Goal smo2 <= 0.8 x the iterations of smo1, over the {s4['n_uncapped']} "
+              "datasets where most grid fits converged (elsewhere both rules stop at the cap and "
+              f"the ratio is 1 by construction): mean {s4['it_ratio_mean_uncapped']:.3f}, worst "
+              f"{s4['it_ratio_max']:.3f}. Without the cap on the large datasets: next table.",
+              ""]
     lines += table4_uncapped(results)
     lines += ["## Speed: smo2 vs libsvm (SVC) on the same kernel and tol, fold 0", ""]
     lines += sp
