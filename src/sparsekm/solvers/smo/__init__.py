@@ -1,11 +1,46 @@
-"""Native solvers for kernel duals (paper A eq. (3) and its kin): libsvm today, one SMO engine.
+"""Native solvers for kernel duals: one compiled SMO engine (paper C) and libsvm.
 
-:func:`solve_svm_dual` solves the SVM dual on a precomputed kernel and returns a
-:class:`~sparsekm.solvers.Result` certified by weak duality (:func:`svm_duality`).
+The family: ``min_a 1/2 a'Qa + p'a + sum_i phi(a_i)``, ``Q = (yy') * K``, ``y'a = 0``, box
+bounds, with ``phi`` linear (hinge: the SVM dual, paper A eq. (3)) or the entropy
+``C G(a / C) - lam a`` (logistic: paper C eq. (22)).
+
+Public API (small on purpose):
+
+``solve_kernel_dual(kernel, y, loss, *, alpha0=None, grad0=None, options=None) -> Result``
+    SMO with paper C's second-order working set (eqs. (31)-(35)) or the first-order maximal
+    violating pair; ``loss`` is ``Hinge(C)`` or ``Logistic(C, lam, gamma=1e-5)``;
+    ``options = SMOOptions(wss, tol=1e-5, max_iter=10_000, time_limit, decide)``. Warm start
+    from any ``alpha0`` (clipped and rebalanced to be feasible) and, when the caller has it,
+    ``grad0`` (the gradient ``res.grad`` of the previous solve is valid only for the same
+    kernel). ``decide=(lo, hi)`` stops as soon as the certified interval [bound, objective]
+    on the optimal value lies below ``lo`` or above ``hi`` (``res.extra["decided"]``).
+``KernelSource.from_matrix(K)`` / ``KernelSource.from_data(X, spec, cache_mb)``
+    a precomputed kernel, or rows computed on demand in a bounded LRU cache.
+``solve_svm_dual(K, y, C, *, alpha0=None, grad0=None, backend="auto")``
+    the SVM dual with its weak-duality certificate: libsvm for cold starts (faster there),
+    this engine for warm starts (``backend="smo"`` forces it); see its docstring for the
+    measurements.
+``svm_duality``, ``linearized_bound``
+    certified lower bounds from any feasible point.
+
+Every solve returns the one :class:`~sparsekm.solvers.Result` with ``objective`` (the dual
+value, minimised), a certified ``bound``, ``values`` alpha, b, rho, dual_coef, support and
+``extra`` iterations, kkt_violation.
 """
 
-from .certificate import optimal_intercept, svm_duality
+from .certificate import linearized_bound, optimal_intercept, svm_duality
+from .kernel_dual import (
+    Hinge,
+    Logistic,
+    SMOOptions,
+    dual_gradient,
+    kkt_intercept,
+    solve_kernel_dual,
+)
+from .kernel_source import KernelSource
 from .svm_dual import decision_function, dual_objective, primal_objective, solve_svm_dual
 
-__all__ = ["decision_function", "dual_objective", "optimal_intercept", "primal_objective",
-           "solve_svm_dual", "svm_duality"]
+__all__ = ["Hinge", "KernelSource", "Logistic", "SMOOptions", "decision_function",
+           "dual_gradient", "dual_objective", "kkt_intercept", "linearized_bound",
+           "optimal_intercept", "primal_objective", "solve_kernel_dual", "solve_svm_dual",
+           "svm_duality"]

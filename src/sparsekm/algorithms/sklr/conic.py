@@ -1,0 +1,54 @@
+"""The dual (22) solved as an exponential-cone program (method ``conic``), for cross-checks."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from sparsekm.models.sklr.dual import dual_model, dual_objective
+from sparsekm.models.sklr.problem import SKLRProblem
+from sparsekm.registry import register
+from sparsekm.solvers import Result, SolverPlan, solve
+
+__all__ = ["conic"]
+
+
+@register("sklr", "method", "conic", paper="C", ref="eq. (22) (exponential cone)",
+          problem_class="EXP")
+def conic(problem: SKLRProblem, plan: SolverPlan | None = None, *,
+          max_rows: int = 2000) -> Result:
+    """Solve (22) with a conic solver (``plan.solver``, default the configured EXP solver).
+
+    ``objective`` is (22a) evaluated at the returned alpha (clipped to the box), ``bound``
+    the solver's certified bound; b and rho come from the KKT system (Observation 1).
+    ``max_rows`` guards against dense models too large for an interior-point method.
+    """
+    from sparsekm.models.sklr.properties import kkt_rho_b
+    from sparsekm.solvers.smo import KernelSource, Logistic, dual_gradient, kkt_intercept
+
+    if problem.m > max_rows:
+        raise ValueError(f"the conic model has an m x m = {problem.m}^2 dense quadratic form; "
+                         f"m > max_rows={max_rows}: use method smo2 (or raise max_rows)")
+    plan = (plan or SolverPlan()).start()
+    t0 = time.perf_counter()
+    res = solve(dual_model(problem), solver=plan.solver, time_limit=plan.clock.cap())
+    res.problem, res.method = "sklr", "conic"
+    if not res.has_solution or res.values.get("alpha") is None:
+        return res
+    lo, hi = problem.lower, problem.upper
+    alpha = np.clip(np.asarray(res.values["alpha"], dtype=float), lo, hi)
+    loss = Logistic(problem.C, problem.lam, problem.gamma_bound)
+    grad = dual_gradient(KernelSource.from_matrix(problem.K), problem.y, alpha, loss)
+    rho, _ = kkt_rho_b(problem, alpha)
+    m = problem.m
+    res.objective = dual_objective(problem, alpha)
+    if res.bound is not None:
+        res.bound = min(res.bound, res.objective)
+    res.values = {"alpha": alpha,
+                  "b": kkt_intercept(alpha, grad, problem.y, np.full(m, lo), np.full(m, hi)),
+                  "rho": rho, "dual_coef": alpha * problem.y,
+                  "support": np.flatnonzero(alpha > lo + 1e-6 * problem.C), "grad": grad}
+    res.extra.update({"iterations": None, "solver_time_s": res.time_s})
+    res.time_s = time.perf_counter() - t0
+    return res
