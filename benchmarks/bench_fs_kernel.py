@@ -26,12 +26,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from sparsekm.algorithms.fs_kernel_core import Evaluator, FSKernelProblem, random_masks
 from sparsekm.algorithms.fs_kernel_decsub import decsub_light
 from sparsekm.algorithms.fs_kernel_ls import local_search, ls_star
 from sparsekm.algorithms.fs_kernel_relax import relax_round, solve_minlp
 from sparsekm.algorithms.fs_kernel_rfe import rfe
+
 from sparsekm.data import Scaler, load_dataset, train_test_split
 from sparsekm.kernels import kernel_matrix
 

@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from sparsekm.algorithms.fs_linear_exact import exact
 from sparsekm.algorithms.fs_linear_heuristic import heuristic
+
 from sparsekm.data import Scaler, load_dataset, train_test_split
 from sparsekm.models.fs_linear import (
     bigm_model,

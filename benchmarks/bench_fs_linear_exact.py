@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from sparsekm.algorithms.fs_linear_exact import exact
+
 from sparsekm.data import Scaler, load_dataset
 
 

@@ -299,7 +299,9 @@ def test_size_limited_licence_is_a_clear_error() -> None:
         pytest.skip("gurobipy not installed")
     if "size-limited" not in BACKENDS["gurobi"].availability().note:
         pytest.skip("a full Gurobi licence is present")
-    with pytest.raises(SolverNotAvailableError, match=r"size-limited.*solver='scip'"):
+    with pytest.raises(SolverNotAvailableError,
+                       match=r"size limit \(.*200 variables with quadratic terms\): this "
+                             r"model has 2\d\d variables.*can take it: .*scip"):
         solve(hard_miqp(n=210), "gurobi")
 
 
