@@ -1,0 +1,218 @@
+"""Tables from the store (never from re-running): CSV per run, markdown / LaTeX like the papers.
+
+:func:`runs_frame` has one row per stored run of the config: a column per grid key (``problem,
+action, data, method, seed`` and every ``[grid.params]`` key) then the results (``status,
+objective, lower_bound, gap, time_s, ...``). :func:`report_frame` pivots it the way the papers'
+tables read: one row per instance (``[report] rows``, default the grid keys that vary), one
+column group per method with the chosen values, aggregated over seeds (``best`` run, ``mean``
+or ``median``); a cell whose runs all failed shows their status.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .child import FAILED
+from .config import ExperimentConfig
+from .grid import expand
+from .store import Store
+
+__all__ = ["RESULT_COLUMNS", "runs_frame", "report_frame", "report", "format_value"]
+
+RESULT_COLUMNS = ("status", "objective", "lower_bound", "gap", "time_s", "wall_s", "n_selected",
+                  "train_accuracy", "test_accuracy", "solver", "termination", "message", "key")
+NUMERIC = ("objective", "lower_bound", "gap", "time_s", "wall_s", "n_selected",
+           "train_accuracy", "test_accuracy")
+LABELS = {"objective": "obj", "lower_bound": "bound", "gap": "gap %", "time_s": "time s",
+          "wall_s": "wall s", "n_selected": "#feat", "train_accuracy": "train acc",
+          "test_accuracy": "test acc"}
+
+
+def runs_frame(cfg: ExperimentConfig) -> Any:
+    """One row per stored run of the config (grid order), grid keys first, then results."""
+    import pandas as pd
+
+    specs = expand(cfg)
+    stored = Store(cfg.store_path).load([s.key for s in specs]).set_index("key")
+    label_cols: list[str] = []
+    for s in specs:
+        label_cols += [k for k in s.labels if k not in label_cols]
+    rows = []
+    for s in specs:
+        if s.key not in stored.index:
+            continue
+        r = stored.loc[s.key]
+        row = {k: s.labels.get(k) for k in label_cols}
+        if row.get("method") is None:
+            row["method"] = r["method"]
+        row.update({c: (s.key if c == "key" else r[c]) for c in RESULT_COLUMNS})
+        rows.append(row)
+    df = pd.DataFrame(rows, columns=label_cols + list(RESULT_COLUMNS))
+    for c in NUMERIC:
+        df[c] = pd.to_numeric(df[c], errors="coerce")
+    return df
+
+
+def _row_keys(cfg: ExperimentConfig, df: Any) -> list[str]:
+    if cfg.report.rows is not None:
+        missing = [k for k in cfg.report.rows if k not in df.columns]
+        if missing:
+            from .config import ConfigError
+
+            raise ConfigError(f"report.rows: {missing} are not grid keys; use some of "
+                              f"{[c for c in df.columns if c not in RESULT_COLUMNS]}")
+        return list(cfg.report.rows)
+    skip = {cfg.report.columns, "seed", "problem", "action"}
+    keys = [c for c in df.columns if c not in RESULT_COLUMNS and c not in skip
+            and df[c].astype(str).nunique() > 1]
+    if df["problem"].nunique() > 1:
+        keys.insert(0, "problem")
+    return keys or ["data"]
+
+
+def _cell(group: Any, values: list[str], agg: str, sense: str) -> dict[str, Any]:
+    ok = group[~group["status"].isin(FAILED) & group["objective"].notna()]
+    if ok.empty:
+        return {v: "/".join(sorted(set(group["status"]))) for v in values}
+    if agg == "best":
+        i = ok["objective"].idxmin() if sense == "min" else ok["objective"].idxmax()
+        return {v: ok.loc[i, v] for v in values}
+    fn = "mean" if agg == "mean" else "median"
+    out = {}
+    for v in values:
+        col = ok[v]
+        out[v] = getattr(col, fn)() if v in NUMERIC else col.iloc[0]
+    return out
+
+
+def report_frame(cfg: ExperimentConfig) -> Any:
+    """The papers' layout: index = instance keys, columns = (method, value)."""
+    import pandas as pd
+
+    df = runs_frame(cfg)
+    rep = cfg.report
+    unknown = [v for v in rep.values if v not in RESULT_COLUMNS]
+    if unknown:
+        from .config import ConfigError
+
+        raise ConfigError(f"report.values: unknown {unknown}; choose from {list(NUMERIC)}")
+    if df.empty:
+        return pd.DataFrame()
+    rows = _row_keys(cfg, df)
+    col = rep.columns if rep.columns in df.columns else None
+    by = rows + ([col] if col else [])
+    key = df[by].astype(str).agg("\x1f".join, axis=1)
+    records = []
+    for _, group in df.groupby(key, sort=False):
+        first = group.iloc[0]
+        cell = _cell(group, rep.values, rep.agg, rep.sense)
+        records.append({**{k: first[k] for k in by}, **cell})
+    flat = pd.DataFrame(records)
+    if col is None:
+        return flat.set_index(rows)
+    out = flat.pivot(index=rows, columns=col, values=rep.values)
+    methods = list(dict.fromkeys(df[col].astype(object)))
+    out = out.swaplevel(0, 1, axis=1).reindex(
+        columns=pd.MultiIndex.from_product([methods, rep.values]))
+    order = list(dict.fromkeys(tuple(r) if len(rows) > 1 else r[0]
+                               for r in df[rows].itertuples(index=False)))
+    return out.reindex(order)
+
+
+def format_value(value: Any, name: str, digits: int = 4) -> str:
+    """A cell as the papers print it (gap in %, times with 2 decimals)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, str):
+        return value
+    if name == "gap":
+        return f"{100 * value:.2f}"
+    if name in ("time_s", "wall_s"):
+        return f"{value:.2f}"
+    if name in ("train_accuracy", "test_accuracy"):
+        return f"{100 * value:.1f}"
+    if name == "n_selected":
+        return f"{value:.3g}"
+    return f"{value:.{digits}g}"
+
+
+def _header(cfg: ExperimentConfig, df: Any) -> str:
+    rep = cfg.report
+    n_seeds = df["seed"].nunique() if "seed" in df else 1
+    over = f"; {rep.agg} over {n_seeds} seeds" if n_seeds > 1 else ""
+    return (f"{cfg.name}: {len(df)} runs from {cfg.store_path.name}{over}. gap in %, "
+            "accuracies in %, times in s.")
+
+
+def _table(cfg: ExperimentConfig) -> tuple[int, list[str], list[list[str]], list[str] | None,
+                                           Any]:
+    """(number of index columns, column names, body cells, method groups or None, runs)."""
+    df = runs_frame(cfg)
+    tab = report_frame(cfg)
+    digits = cfg.report.digits
+    idx_names = [n for n in tab.index.names if n is not None] if len(tab) else []
+    multi = len(tab.columns) and getattr(tab.columns, "nlevels", 1) > 1
+    body = []
+    for ix, row in tab.iterrows():
+        ix = ix if isinstance(ix, tuple) else (ix,)
+        cells = [str(v) for v in ix]
+        for c, v in row.items():
+            cells.append(format_value(v, c[1] if multi else c, digits))
+        body.append(cells)
+    if multi:
+        names = idx_names + [f"{m} {LABELS.get(v, v)}" for m, v in tab.columns]
+        groups = list(dict.fromkeys(m for m, _ in tab.columns))
+    else:
+        names = idx_names + [LABELS.get(c, c) for c in tab.columns]
+        groups = None
+    return len(idx_names), names, body, groups, df
+
+
+def _markdown(cfg: ExperimentConfig) -> str:
+    _, names, body, _, df = _table(cfg)
+    lines = [f"<!-- {_header(cfg, df)} -->", "", "| " + " | ".join(names) + " |",
+             "|" + "---|" * len(names)]
+    lines += ["| " + " | ".join(r) + " |" for r in body]
+    return "\n".join(lines) + "\n"
+
+
+def _latex_escape(s: str) -> str:
+    for a, b in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("%", r"\%"), ("&", r"\&"),
+                 ("#", r"\#")):
+        s = s.replace(a, b)
+    return s
+
+
+def _latex(cfg: ExperimentConfig) -> str:
+    n_idx, names, body, groups, df = _table(cfg)
+    values = cfg.report.values
+    lines = [f"% {_header(cfg, df)}", r"\begin{tabular}{" + "l" * max(n_idx, 1)
+             + "r" * (len(names) - max(n_idx, 1)) + "}", r"\toprule"]
+    if groups:
+        head = [""] * n_idx + [rf"\multicolumn{{{len(values)}}}{{c}}{{{_latex_escape(g)}}}"
+                               for g in groups]
+        lines.append(" & ".join(head) + r" \\")
+        rule_at = n_idx + 1
+        lines.append(" ".join(rf"\cmidrule(lr){{{rule_at + i * len(values)}-"
+                              rf"{rule_at + (i + 1) * len(values) - 1}}}"
+                              for i in range(len(groups))))
+        sub = names[:n_idx] + [LABELS.get(v, v) for _ in groups for v in values]
+    else:
+        sub = names
+    lines.append(" & ".join(_latex_escape(s) for s in sub) + r" \\")
+    lines.append(r"\midrule")
+    lines += [" & ".join(_latex_escape(c) for c in r) + r" \\" for r in body]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def report(cfg: ExperimentConfig, fmt: str = "markdown") -> str:
+    """The report as text: ``markdown``, ``latex`` or ``csv`` (one row per run)."""
+    if fmt == "csv":
+        return runs_frame(cfg).to_csv(index=False)
+    if fmt == "markdown":
+        return _markdown(cfg)
+    if fmt == "latex":
+        return _latex(cfg)
+    raise ValueError(f"--format {fmt!r}: choose markdown, latex or csv")
