@@ -67,7 +67,8 @@ def _sha_cached(path: str, mtime: float, size: int) -> str:
 
 
 def _context(preload: tuple[str, ...] | None) -> Any:
-    """The multiprocessing context that forks runs (forkserver where the OS has it)."""
+    """The multiprocessing context that forks runs (forkserver where the OS has it). The
+    forkserver starts once per process: the ``preload`` of the first call is the one used."""
     global _CTX, _PRELOAD
     if _CTX is None:
         methods = multiprocessing.get_all_start_methods()
@@ -99,7 +100,17 @@ def _starting_child() -> Iterator[None]:
 
 
 def _die_with_parent() -> None:
-    """Linux: the child is killed when the forkserver (and so the worker) dies."""
+    """The child dies with its driver: it drops its copy of the forkserver's "alive" pipe (so
+    the forkserver exits as soon as the worker or driver that started it dies, not when the
+    last run ends) and, on Linux, asks for SIGKILL when the forkserver exits."""
+    from multiprocessing import forkserver
+
+    server = getattr(forkserver, "_forkserver", None)
+    fd = getattr(server, "_forkserver_alive_fd", None)
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        server._forkserver_alive_fd = None  # noqa: SLF001 - a new one is made if ever needed
     if sys.platform.startswith("linux"):
         with contextlib.suppress(Exception):
             import ctypes

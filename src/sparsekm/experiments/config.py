@@ -84,7 +84,8 @@ class RunConfig(_Strict):
     kill_after: float | None = Field(default=None, gt=0)  # explicit hard wall-clock limit
     threads: int = Field(default=1, ge=1)  # BLAS / OpenMP threads per run
     imports: list[str] = Field(default_factory=list)  # modules or .py files adding runners
-    preload: list[str] = Field(default_factory=list)  # more modules imported once per worker
+    # modules imported once per worker before it forks runs (besides sparsekm and sklearn)
+    preload: list[str] = Field(default_factory=lambda: ["pyomo.environ", "cvxpy"])
 
     def hard_limit(self, time_limit: float | None) -> float | None:
         """Seconds after which a run is killed: ``kill_after``, else ``time_limit + grace``
@@ -142,10 +143,12 @@ class ExperimentConfig(_Strict):
         return p if p.is_absolute() else self._base / p
 
 
-def _format_errors(err: ValidationError, where: str) -> str:
+def _format_errors(err: ValidationError, where: str, one_grid: bool) -> str:
     lines = []
     for e in err.errors():
         loc = ".".join(str(p) for p in e["loc"])
+        if one_grid and loc.startswith("grid.0"):
+            loc = "grid" + loc[6:]  # a single [grid] table: no index
         given = e.get("input")
         shown = "" if isinstance(given, dict | list) else f" (given {given!r})"
         msg = "unknown key: remove it or check its spelling" if e["type"] == "extra_forbidden" \
@@ -160,7 +163,8 @@ def parse_config(data: dict[str, Any], base_dir: str | Path = ".",
     try:
         cfg = ExperimentConfig.model_validate(data)
     except ValidationError as err:
-        raise ConfigError(_format_errors(err, where)) from None
+        one = isinstance(data, dict) and isinstance(data.get("grid"), dict)
+        raise ConfigError(_format_errors(err, where, one)) from None
     cfg._base = Path(base_dir).resolve()
     return cfg
 

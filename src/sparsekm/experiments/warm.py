@@ -1,9 +1,10 @@
 """Imported once by each worker's forkserver, so that the runs it forks start warm.
 
-Every run is a child forked from a server that imported this module: the heavy libraries
-(scikit-learn, Pyomo, CVXPY, pandas), every CLI runner and every registered model, relaxation
-and algorithm are already in memory, and a run costs a fork (~30 ms), not an interpreter start
-and its imports (~2-5 s). A library that is not installed is skipped.
+Every run is a child forked from a server that imported this module (and the config's
+``[run] preload`` modules, by default Pyomo and CVXPY): scikit-learn, pandas, numba, every CLI
+runner and every registered model, relaxation and algorithm are already in memory, and a run
+costs a fork (~30 ms), not an interpreter start and its imports (~2-5 s). A library that is
+not installed is skipped.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import warnings
 
 MODULES = ("numpy", "scipy.linalg", "scipy.sparse", "pandas", "sklearn.svm",
            "sklearn.model_selection", "sklearn.preprocessing", "threadpoolctl", "numba",
-           "pyomo.environ", "cvxpy", "sparsekm.cli.app", "sparsekm.cli.common",
+           "sparsekm.cli.app", "sparsekm.cli.common",
            "sparsekm.data.loading", "sparsekm.data.splits", "sparsekm.data.preprocessing",
            "sparsekm.kernels", "sparsekm.solvers", "sparsekm.experiments.child")
 
