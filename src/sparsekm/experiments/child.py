@@ -17,10 +17,12 @@ import functools
 import hashlib
 import importlib
 import importlib.util
+import math
 import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 import traceback
 import types
@@ -32,7 +34,9 @@ __all__ = ["FAILED", "execute_run", "import_plugin", "DEFAULT_PRELOAD"]
 FAILED = ("error", "timeout", "crashed")  # statuses that count as failed (others are done)
 DEFAULT_PRELOAD = ("sparsekm.experiments.warm",)
 _CTX: Any = None
-_PRELOAD: tuple[str, ...] | None = None
+_PRELOAD: tuple[str, ...] = ()
+_LOCK = threading.Lock()
+_IN_FLIGHT = 0  # runs of this process between fork and reaping
 
 
 def import_plugin(item: str) -> None:
@@ -66,17 +70,35 @@ def _sha_cached(path: str, mtime: float, size: int) -> str:
     return h.hexdigest()
 
 
-def _context(preload: tuple[str, ...] | None) -> Any:
-    """The multiprocessing context that forks runs (forkserver where the OS has it). The
-    forkserver starts once per process: the ``preload`` of the first call is the one used."""
-    global _CTX, _PRELOAD
-    if _CTX is None:
-        methods = multiprocessing.get_all_start_methods()
-        _CTX = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-        _PRELOAD = DEFAULT_PRELOAD + tuple(preload or ())
-        if "forkserver" in methods:
+def _acquire(preload: tuple[str, ...] | None) -> Any:
+    """The multiprocessing context that forks runs (forkserver where the OS has it), counting
+    one more run in flight (:func:`_release` when it is reaped).
+
+    The forkserver of this process imports :data:`DEFAULT_PRELOAD` and ``preload``; a later
+    grid that wants more modules restarts it with the union (when no run is in flight).
+    """
+    global _CTX, _PRELOAD, _IN_FLIGHT
+    want = DEFAULT_PRELOAD + tuple(preload or ())
+    with _LOCK:
+        if _CTX is None:
+            methods = multiprocessing.get_all_start_methods()
+            _CTX = multiprocessing.get_context("forkserver" if "forkserver" in methods
+                                               else "spawn")
+        if _CTX.get_start_method() == "forkserver" and not set(want) <= set(_PRELOAD) \
+                and _IN_FLIGHT == 0:
+            from multiprocessing import forkserver
+
+            forkserver._forkserver._stop()  # noqa: SLF001 - no-op if never started
+            _PRELOAD = tuple(dict.fromkeys(_PRELOAD + want))
             _CTX.set_forkserver_preload(list(_PRELOAD))
+        _IN_FLIGHT += 1
     return _CTX
+
+
+def _release() -> None:
+    global _IN_FLIGHT
+    with _LOCK:
+        _IN_FLIGHT -= 1
 
 
 @contextlib.contextmanager
@@ -203,11 +225,12 @@ def _worker_name() -> str:
 def execute_run(spec: dict[str, Any], preload: tuple[str, ...] | None = None) -> dict[str, Any]:
     """Run ``spec`` (a :class:`~sparsekm.experiments.grid.RunSpec` as a dict) in a child
     process killed at ``spec["hard_limit"]`` seconds; return the outcome with timings."""
-    ctx = _context(preload)
+    ctx = _acquire(preload)
     started = time.time()
     t0 = time.perf_counter()
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child_main, args=(send, spec), name=f"run-{spec['key'][:8]}")
+    t_fork = math.nan
     try:
         with _starting_child():
             proc.start()
@@ -225,9 +248,14 @@ def execute_run(spec: dict[str, Any], preload: tuple[str, ...] | None = None) ->
         else:
             out = {"status": "timeout", "message": f"killed after {limit:g} s (hard limit: "
                    "time_limit + grace)"}
+    except Exception as exc:  # noqa: BLE001 - e.g. no process could be started
+        out = {"status": "crashed", "message": f"cannot start the run: {type(exc).__name__}: "
+               f"{exc}"}
     finally:
         _kill(proc)
         recv.close()
+        send.close()
+        _release()
     out.update(started_at=started, wall_s=time.perf_counter() - t0, fork_s=t_fork,
                worker=_worker_name())
     return out
