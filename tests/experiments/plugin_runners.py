@@ -1,7 +1,8 @@
-"""Runners for the experiment tests, loaded by the configs' ``run.imports`` (a file path).
+"""A command for the experiment tests, loaded by the configs' ``run.imports`` (a file path).
 
-``probe`` solves the plain SVM through the real ``solve svm`` runner after an optional sleep,
-and can raise or kill its own process instead; each finished call appends a line to ``log``.
+``sparsekm solve probe`` solves the plain linear SVM through the real ``solve svm`` runner
+after an optional sleep, and can raise or kill its own process instead; each finished call
+appends a line to ``log``. Like every CLI module: a runner and a thin typer command.
 """
 
 from __future__ import annotations
@@ -11,7 +12,19 @@ import signal
 import time
 from typing import Any
 
-from sparsekm.cli.common import RunOptions, get_runner, runner
+from sparsekm.cli.common import (
+    DEFAULT_DATA,
+    DataOpt,
+    JsonOpt,
+    RunOptions,
+    SeedOpt,
+    TestSizeOpt,
+    TimeLimitOpt,
+    get_runner,
+    run_command,
+    runner,
+    solve_app,
+)
 
 
 @runner("solve", "probe")
@@ -28,3 +41,12 @@ def run(opts: RunOptions, *, sleep: float = 0.0, fail: str = "none", log: str = 
         with open(log, "a") as fh:
             fh.write(f"{opts.seed} {C}\n")
     return payload
+
+
+@solve_app.command("probe")
+def probe_cmd(data: DataOpt = DEFAULT_DATA, seed: SeedOpt = 0, time_limit: TimeLimitOpt = None,
+              test_size: TestSizeOpt = 0.0, json_out: JsonOpt = False, sleep: float = 0.0,
+              fail: str = "none", log: str = "", C: float = 1.0) -> None:
+    """Test probe: sleep, then fail as asked or solve the linear SVM."""
+    opts = RunOptions(data=data, seed=seed, time_limit=time_limit, test_size=test_size)
+    run_command(run, opts, json_out, sleep=sleep, fail=fail, log=log, C=C)

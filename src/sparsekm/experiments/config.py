@@ -17,22 +17,20 @@
     time_limit = 60                       # seconds per run (the run is killed at + grace)
 
 :func:`load_config` reads and checks the shape (pydantic: a wrong key or value is an error that
-names it); :func:`check_runners` checks every option against the signature of the runner the
-grid calls (``sparsekm.cli.common.get_runner``), so a typo fails before the first run.
+names it); :func:`check_runners` checks every option against the command ``sparsekm ACTION
+PROBLEM`` itself (its option names, and each value through its own parser), so a typo fails
+before the first run.
 """
 
 from __future__ import annotations
 
-import inspect
-import typing
-from dataclasses import fields
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 __all__ = ["ConfigError", "ExperimentConfig", "GridConfig", "RunConfig", "ReportConfig",
-           "load_config", "check_runners", "runner_signature"]
+           "load_config", "parse_config", "check_runners"]
 
 
 class ConfigError(ValueError):
@@ -186,44 +184,10 @@ def load_config(path: str | Path) -> ExperimentConfig:
     return parse_config(data, path.resolve().parent, str(path))
 
 
-# --- checks against the runners ---------------------------------------------------------------
-def runner_signature(fn: Any) -> dict[str, tuple[Any, Any]]:
-    """``{name: (type hint, default)}`` of a runner's keyword parameters (after ``opts``)."""
-    hints = typing.get_type_hints(fn)
-    out = {}
-    for i, (name, par) in enumerate(inspect.signature(fn).parameters.items()):
-        if i == 0 or par.kind in (par.VAR_KEYWORD, par.VAR_POSITIONAL):
-            continue
-        default = None if par.default is inspect.Parameter.empty else par.default
-        out[name] = (hints.get(name, Any), default)
-    return out
-
-
-def option_fields() -> dict[str, Any]:
-    """The common options (:class:`~sparsekm.cli.common.RunOptions`) and their types."""
-    from sparsekm.cli.common import RunOptions
-
-    hints = typing.get_type_hints(RunOptions)
-    return {f.name: hints[f.name] for f in fields(RunOptions)}
-
-
-def method_param(sig: dict[str, Any]) -> str | None:
-    """The runner parameter that ``grid.method`` sets: ``method`` or ``relaxation``."""
-    return next((p for p in ("method", "relaxation") if p in sig), None)
-
-
-def _check_value(hint: Any, value: Any, where: str) -> Any:
-    from pydantic import TypeAdapter
-
-    try:
-        return TypeAdapter(hint).validate_python(value)
-    except ValidationError as err:
-        msg = err.errors()[0]["msg"]
-        raise ConfigError(f"{where} = {value!r}: {msg} (expected {_hint_name(hint)})") from None
-
-
-def _hint_name(hint: Any) -> str:
-    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+# --- checks against the commands ---------------------------------------------------------------
+def method_option(cmd: Any) -> str | None:
+    """The option that ``grid.method`` sets: ``method`` (solve) or ``relaxation`` (relax)."""
+    return next((p for p in ("method", "relaxation") if p in cmd.options), None)
 
 
 def _check_registry(problem: str, param: str, values: list[str], where: str) -> None:
@@ -263,44 +227,49 @@ def import_plugins(cfg: ExperimentConfig) -> None:
             raise ConfigError(f"run.imports: cannot import {item!r}: {exc}") from None
 
 
+def _check_values(cmd: Any, key: str, values: list[Any], at: str) -> None:
+    from sparsekm.cli.common import SCALES
+
+    for i, v in enumerate(values):
+        try:
+            values[i] = cmd.convert(key, v)
+        except ValueError as exc:
+            raise ConfigError(f"{at}[{i}] = {v!r}: {exc}") from None
+        if key == "scale" and values[i] not in SCALES:
+            raise ConfigError(f"{at}[{i}] = {v!r}: choose one of {', '.join(SCALES)}")
+        if key == "test_size" and not 0.0 <= values[i] < 1.0:
+            raise ConfigError(f"{at}[{i}] = {v!r}: a fraction in [0, 1)")
+
+
 def check_runners(cfg: ExperimentConfig) -> ExperimentConfig:
-    """Check every grid against its runner: the problem exists, every option is one the
-    runner (or the common options) takes, values have the right type, methods are registered,
-    data sets exist. Raises :class:`ConfigError` naming the first bad key."""
-    from sparsekm.cli.common import SCALES, CLIError, get_runner
+    """Check every grid against its command ``sparsekm ACTION PROBLEM``: the command exists,
+    every key is one of its options, every value parses as on its command line, methods are
+    registered, data sets exist. Values are replaced by their parsed form (``C = 1`` -> 1.0).
+    Raises :class:`ConfigError` naming the first bad key."""
+    from .command import command
 
     import_plugins(cfg)
-    opts = option_fields()
     for gi, g in enumerate(cfg.grid):
         where = f"grid[{gi}]" if len(cfg.grid) > 1 else "grid"
         try:
-            fn = get_runner(g.action, g.problem)
-        except CLIError as exc:
+            cmd = command(g.action, g.problem)
+        except ValueError as exc:
             raise ConfigError(f"{where}.problem = {g.problem!r}: {exc}") from None
-        sig = runner_signature(fn)
         _check_data(cfg, g.data, where)
+        mp = method_option(cmd)
         if g.method is not None:
-            mp = method_param(sig)
             if mp is None:
                 raise ConfigError(f"{where}.method: `sparsekm {g.action} {g.problem}` takes no "
                                   "method; remove the key")
             _check_registry(g.problem, mp, g.method, f"{where}.method")
+            _check_values(cmd, mp, g.method, f"{where}.method")
         for key, values in g.params.items():
             at = f"{where}.params.{key}"
-            if key in ("data", "seed") or (key == method_param(sig) and g.method is not None):
+            if key in ("data", "seed") or (key == mp and g.method is not None):
                 raise ConfigError(f"{at}: set `{key}` as a key of [grid], not in [grid.params]")
-            if key in opts:
-                hint = opts[key]
-            elif key in sig:
-                hint = sig[key][0]
-            else:
-                known = sorted(set(sig) | set(opts) - {"data", "seed"})
+            if key not in cmd.options:
+                known = sorted(set(cmd.options) - {"data", "seed"})
                 raise ConfigError(f"{at}: `sparsekm {g.action} {g.problem}` has no option "
                                   f"{key!r}; known: {', '.join(known)}")
-            for i, v in enumerate(values):
-                values[i] = _check_value(hint, v, f"{at}[{i}]")
-                if key == "scale" and values[i] not in SCALES:
-                    raise ConfigError(f"{at}[{i}] = {v!r}: choose one of {', '.join(SCALES)}")
-                if key == "test_size" and not 0.0 <= values[i] < 1.0:
-                    raise ConfigError(f"{at}[{i}] = {v!r}: a fraction in [0, 1)")
+            _check_values(cmd, key, values, at)
     return cfg

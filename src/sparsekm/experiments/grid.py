@@ -12,12 +12,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .child import file_sha256
-from .config import ExperimentConfig, check_runners, method_param, option_fields, runner_signature
+from .config import ExperimentConfig, check_runners, method_option
 
 __all__ = ["RunSpec", "expand", "file_sha256", "run_key"]
 
@@ -33,8 +33,9 @@ class RunSpec:
     """One run of a grid: what to call and with what (plain data: it travels to workers).
 
     ``opts`` are the :class:`~sparsekm.cli.common.RunOptions` fields (``data`` resolved to a
-    bundled name or an absolute CSV path), ``params`` the runner's keyword arguments (defaults
-    filled in), ``labels`` the grid keys as the config wrote them (report columns).
+    bundled name or an absolute CSV path) and ``params`` the runner's keyword arguments, both
+    as the command ``sparsekm ACTION PROBLEM`` builds them from its options (every default
+    filled in); ``labels`` are the grid keys as the config wrote them (report columns).
     """
 
     key: str
@@ -82,30 +83,26 @@ def _resolve_data(cfg: ExperimentConfig, name: str) -> tuple[str, str | None]:
 def expand(cfg: ExperimentConfig, check: bool = True) -> list[RunSpec]:
     """Every run of the config, in a stable order (grids in order; data, method, seed, then
     the params in the order written). Duplicates (same key) are kept once."""
-    from sparsekm.cli.common import RunOptions, get_runner
+    from .command import command
 
     if check:
         check_runners(cfg)
-    opt_names = set(option_fields())
-    defaults = asdict(RunOptions())
     version = _version()
     imports = tuple(str(cfg.resolve(i)) if i.endswith(".py") else i for i in cfg.run.imports)
     specs: dict[str, RunSpec] = {}
     for g in cfg.grid:
-        sig = runner_signature(get_runner(g.action, g.problem))
-        mp = method_param(sig)
+        cmd = command(g.action, g.problem)
+        mp = method_option(cmd)
         keys = list(g.params)
         for data, method, seed, *vals in itertools.product(
                 g.data, g.method or [None], g.seed, *(g.params[k] for k in keys)):
             given = dict(zip(keys, vals))
             resolved, sha = _resolve_data(cfg, data)
-            opts = {**defaults, "data": resolved, "seed": int(seed),
-                    "time_limit": cfg.run.time_limit}
-            opts.update({k: v for k, v in given.items() if k in opt_names})
-            params = {k: d for k, (_, d) in sig.items()}
-            params.update({k: v for k, v in given.items() if k not in opt_names})
+            values = {"data": resolved, "seed": int(seed), "time_limit": cfg.run.time_limit,
+                      **given}
             if method is not None:
-                params[mp] = method
+                values[mp] = method
+            opts, params = cmd.call(values)
             labels = {"problem": g.problem, "action": g.action, "data": data, "method": method,
                       "seed": int(seed), **given}
             key = run_key(g.action, g.problem, opts, params, sha, version)
