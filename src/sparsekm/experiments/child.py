@@ -230,12 +230,13 @@ def execute_run(spec: dict[str, Any], preload: tuple[str, ...] | None = None) ->
     t0 = time.perf_counter()
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child_main, args=(send, spec), name=f"run-{spec['key'][:8]}")
-    t_fork = math.nan
+    t_start = math.nan
     try:
         with _starting_child():
             proc.start()
         send.close()
-        t_fork = time.perf_counter() - t0
+        t_start = time.perf_counter() - t0
+        t0 = time.perf_counter()
         limit = spec.get("hard_limit")
         if recv.poll(limit):
             try:
@@ -256,6 +257,6 @@ def execute_run(spec: dict[str, Any], preload: tuple[str, ...] | None = None) ->
         recv.close()
         send.close()
         _release()
-    out.update(started_at=started, wall_s=time.perf_counter() - t0, fork_s=t_fork,
+    out.update(started_at=started, wall_s=time.perf_counter() - t0, start_s=t_start,
                worker=_worker_name())
     return out

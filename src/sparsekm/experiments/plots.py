@@ -99,6 +99,17 @@ def _profile(df: Any, cfg: ExperimentConfig) -> Any:
     return fig
 
 
+def _starts(runs: Any) -> np.ndarray:
+    """Objectives over starts: a multistart run's per-start values, else one per run (seed)."""
+    vals: list[float] = []
+    for per_start, obj in zip(runs["start_objectives"], runs["objective"]):
+        if per_start is not None and len(per_start):
+            vals += [float(v) for v in per_start if v is not None]
+        elif obj is not None and not math.isnan(obj):
+            vals.append(float(obj))
+    return np.asarray(vals)
+
+
 def _box(df: Any, cfg: ExperimentConfig) -> Any:
     keys = _instance_keys(df, ("method", "seed", "problem", "action"))
     keys = [k for k in keys if df[k].astype(str).nunique() > 1] or ["data"]
@@ -109,8 +120,8 @@ def _box(df: Any, cfg: ExperimentConfig) -> Any:
     for ax, (name, g) in zip(axes, groups):
         ok = g[~g["status"].isin(FAILED)]
         methods = list(dict.fromkeys(ok["method"].astype(str)))
-        ax.boxplot([ok.loc[ok["method"].astype(str) == m, "objective"].dropna().to_numpy()
-                    for m in methods], tick_labels=methods)
+        ax.boxplot([_starts(ok[ok["method"].astype(str) == m]) for m in methods],
+                   tick_labels=methods)
         ax.tick_params(axis="x", rotation=40, labelsize=7)
         ax.set_title(name, fontsize=8)
         ax.set_ylabel("objective", fontsize=8)

@@ -20,9 +20,10 @@ from .store import Store
 
 __all__ = ["RESULT_COLUMNS", "runs_frame", "report_frame", "report", "format_value"]
 
-RESULT_COLUMNS = ("status", "objective", "lower_bound", "gap", "time_s", "wall_s", "n_selected",
-                  "train_accuracy", "test_accuracy", "solver", "termination", "message", "key")
-NUMERIC = ("objective", "lower_bound", "gap", "time_s", "wall_s", "n_selected",
+RESULT_COLUMNS = ("status", "objective", "lower_bound", "gap", "time_s", "wall_s", "start_s",
+                  "n_selected", "train_accuracy", "test_accuracy", "solver", "termination",
+                  "message", "selected", "start_objectives", "key")
+NUMERIC = ("objective", "lower_bound", "gap", "time_s", "wall_s", "start_s", "n_selected",
            "train_accuracy", "test_accuracy")
 LABELS = {"objective": "obj", "lower_bound": "bound", "gap": "gap %", "time_s": "time s",
           "wall_s": "wall s", "n_selected": "#feat", "train_accuracy": "train acc",
@@ -46,12 +47,17 @@ def runs_frame(cfg: ExperimentConfig) -> Any:
         row = {k: s.labels.get(k) for k in label_cols}
         if row.get("method") is None:
             row["method"] = r["method"]
-        row.update({c: (s.key if c == "key" else r[c]) for c in RESULT_COLUMNS})
+        row.update({c: (s.key if c == "key" else _plain(r[c])) for c in RESULT_COLUMNS})
         rows.append(row)
     df = pd.DataFrame(rows, columns=label_cols + list(RESULT_COLUMNS))
     for c in NUMERIC:
         df[c] = pd.to_numeric(df[c], errors="coerce")
     return df
+
+
+def _plain(v: Any) -> Any:
+    """numpy arrays from DuckDB lists as plain lists (CSV cells like ``[0, 3, 7]``)."""
+    return v.tolist() if hasattr(v, "tolist") and not isinstance(v, str | float | int) else v
 
 
 def _row_keys(cfg: ExperimentConfig, df: Any) -> list[str]:

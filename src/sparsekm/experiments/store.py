@@ -8,9 +8,11 @@ a driver killed with ``kill -9`` loses only the runs still in flight.
 
 Table ``runs`` (see :data:`SCHEMA`): key, experiment, version, problem, action, data, method,
 seed, config (the run's options and parameters, JSON), status, message, objective,
-lower_bound, gap, time_s (the method's own time), wall_s (the run's process, fork to
-result), n_selected, selected, train_accuracy, test_accuracy, solver, termination, worker,
-started_at, finished_at, payload (the full JSON of ``sparsekm solve ... --json``).
+lower_bound, gap, time_s (the method's own time), wall_s (the run's process, from its start to
+its result), start_s (starting that process; the first run of a worker includes the one-off
+forkserver warm-up), n_selected, selected, start_objectives (per start of a multistart
+method), train_accuracy, test_accuracy, solver, termination, worker, started_at, finished_at,
+payload (the full JSON of ``sparsekm solve ... --json``).
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("problem", "VARCHAR"), ("action", "VARCHAR"), ("data", "VARCHAR"), ("method", "VARCHAR"),
     ("seed", "BIGINT"), ("config", "VARCHAR"), ("status", "VARCHAR"), ("message", "VARCHAR"),
     ("objective", "DOUBLE"), ("lower_bound", "DOUBLE"), ("gap", "DOUBLE"), ("time_s", "DOUBLE"),
-    ("wall_s", "DOUBLE"), ("n_selected", "INTEGER"), ("selected", "INTEGER[]"),
+    ("wall_s", "DOUBLE"), ("start_s", "DOUBLE"), ("n_selected", "INTEGER"),
+    ("selected", "INTEGER[]"), ("start_objectives", "DOUBLE[]"),
     ("train_accuracy", "DOUBLE"), ("test_accuracy", "DOUBLE"), ("solver", "VARCHAR"),
     ("termination", "VARCHAR"), ("worker", "VARCHAR"), ("started_at", "TIMESTAMPTZ"),
     ("finished_at", "TIMESTAMPTZ"), ("payload", "VARCHAR"),
@@ -62,7 +65,8 @@ def make_record(spec: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]
         "method": labels.get("method"), "seed": labels["seed"],
         "config": json.dumps({"opts": spec["opts"], "params": spec["params"],
                               "labels": labels}, sort_keys=True, default=str),
-        "wall_s": outcome.get("wall_s"), "worker": outcome.get("worker"),
+        "wall_s": outcome.get("wall_s"), "start_s": outcome.get("start_s"),
+        "worker": outcome.get("worker"),
         "started_at": datetime.fromtimestamp(outcome.get("started_at", time.time()),
                                              timezone.utc),
         "finished_at": datetime.now(timezone.utc),
@@ -79,6 +83,7 @@ def make_record(spec: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]
         objective=_num(payload.get("objective")), lower_bound=_num(payload.get("lower_bound")),
         gap=_num(payload.get("gap")), time_s=_num(payload.get("time_s")),
         n_selected=None if sel is None else len(sel), selected=sel,
+        start_objectives=payload.get("start_objectives"),
         train_accuracy=_num(_first(payload, "train_accuracy", "accuracy")),
         test_accuracy=_num(payload.get("test_accuracy")), solver=payload.get("solver"),
         termination=payload.get("termination"),
@@ -115,13 +120,20 @@ class Store:
                 delay = min(0.2, 2 * delay)
         try:
             if write:
-                con.execute(SCHEMA)
-                con.execute("CREATE TABLE IF NOT EXISTS meta (k VARCHAR PRIMARY KEY, v VARCHAR)")
-                con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
-                            [str(SCHEMA_VERSION)])
+                self._init(con)
             yield con
         finally:
             con.close()
+
+    def _init(self, con: Any) -> None:
+        con.execute("CREATE TABLE IF NOT EXISTS meta (k VARCHAR PRIMARY KEY, v VARCHAR)")
+        row = con.execute("SELECT v FROM meta WHERE k = 'schema_version'").fetchone()
+        if row is not None and row[0] != str(SCHEMA_VERSION):
+            raise ValueError(f"{self.path}: a results store of schema {row[0]}, this sparsekm "
+                             f"writes schema {SCHEMA_VERSION}: use a new store file")
+        con.execute(SCHEMA)
+        if row is None:
+            con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
 
     def exists(self) -> bool:
         return self.path.is_file()
