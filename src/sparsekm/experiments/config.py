@@ -100,12 +100,18 @@ class ReportConfig(_Strict):
     """Shape of ``bench report`` tables and ``bench plot`` figures."""
 
     rows: list[str] | None = None  # default: the grid keys that vary (not columns, not seed)
-    columns: str = "method"
+    columns: list[str] = Field(default_factory=lambda: ["method"])  # keys naming a series
+    panels: str | None = None  # one performance-profile panel per value of this key
     values: list[str] = Field(default_factory=lambda: ["objective", "gap", "time_s"])
     agg: Literal["best", "mean", "median"] = "best"  # over seeds (starts)
     sense: Literal["min", "max"] = "min"  # direction of the objective
     digits: int = Field(default=4, ge=1, le=12)
     profile_metric: Literal["objective", "time_s"] = "objective"
+
+    @field_validator("columns", mode="before")
+    @classmethod
+    def _cols(cls, v: Any) -> Any:
+        return _as_list(v)
 
 
 class ExperimentConfig(_Strict):

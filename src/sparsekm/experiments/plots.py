@@ -20,7 +20,7 @@ import numpy as np
 
 from .child import FAILED
 from .config import ExperimentConfig
-from .report import RESULT_COLUMNS, runs_frame
+from .report import RESULT_COLUMNS, runs_frame, series_frame
 
 __all__ = ["plot", "profile_ratios", "KINDS"]
 
@@ -78,24 +78,28 @@ def _new_figure(n_panels: int = 1, width: float = 4.2, height: float = 3.2) -> t
 
 
 def _profile(df: Any, cfg: ExperimentConfig) -> Any:
-    metric = cfg.report.profile_metric
-    ratios = profile_ratios(df, metric, cfg.report.sense)
-    fig, (ax,) = _new_figure()
-    finite = np.concatenate([r[np.isfinite(r)] for r in ratios.values()] or [np.ones(1)])
-    top = float(finite.max()) if finite.size else 1.0
-    top = top * 1.05 if top > 1 else 1.05
-    taus = np.geomspace(1.0, top, 400) if metric == "time_s" else np.linspace(1.0, top, 400)
-    for m, r in ratios.items():
-        if r.size:
-            ax.step(taus, [(r <= t).mean() for t in taus], where="post", label=m)
-    if metric == "time_s":
-        ax.set_xscale("log", base=2)
-    ax.set_xlabel("tau (ratio to the best " + ("time" if metric == "time_s" else "objective")
-                  + ")")
-    ax.set_ylabel("share of instances within tau")
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_title(f"{cfg.name}: performance profile", fontsize=9)
-    ax.legend(fontsize=7)
+    metric, key = cfg.report.profile_metric, cfg.report.panels
+    parts = [(f"{key}={v}", df[df[key].astype(str) == v])
+             for v in dict.fromkeys(df[key].astype(str))] if key in df.columns else [("", df)]
+    fig, axes = _new_figure(len(parts))
+    for ax, (title, part) in zip(axes, parts):
+        ratios = profile_ratios(part, metric, cfg.report.sense)
+        finite = np.concatenate([r[np.isfinite(r)] for r in ratios.values()] or [np.ones(1)])
+        top = float(finite.max()) if finite.size else 1.0
+        top = top * 1.05 if top > 1 else 1.05
+        taus = np.geomspace(1.0, top, 400) if metric == "time_s" else \
+            np.linspace(1.0, top, 400)
+        for m, r in ratios.items():
+            if r.size:
+                ax.step(taus, [(r <= t).mean() for t in taus], where="post", label=m)
+        if metric == "time_s":
+            ax.set_xscale("log", base=2)
+        ax.set_xlabel("tau (ratio to the best " + ("time" if metric == "time_s" else
+                                                    "objective") + ")")
+        ax.set_ylabel("share of instances within tau")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"{cfg.name}: performance profile {title}".strip(), fontsize=9)
+        ax.legend(fontsize=7)
     return fig
 
 
@@ -103,9 +107,9 @@ def _starts(runs: Any) -> np.ndarray:
     """Objectives over starts: a multistart run's per-start values, else one per run (seed)."""
     vals: list[float] = []
     for per_start, obj in zip(runs["start_objectives"], runs["objective"]):
-        if per_start is not None and len(per_start):
+        if isinstance(per_start, list | np.ndarray) and len(per_start):
             vals += [float(v) for v in per_start if v is not None]
-        elif obj is not None and not math.isnan(obj):
+        elif isinstance(obj, float | int) and not math.isnan(obj):
             vals.append(float(obj))
     return np.asarray(vals)
 
@@ -173,7 +177,7 @@ def plot(cfg: ExperimentConfig, out: str | Path | None = None,
     bad = [k for k in kinds if k not in _DRAW]
     if bad:
         raise ValueError(f"--kinds {','.join(bad)}: choose from {', '.join(KINDS)}")
-    df = runs_frame(cfg)
+    df = series_frame(cfg, runs_frame(cfg))
     if df.empty:
         raise ValueError(f"nothing stored yet for {cfg.name}: run `sparsekm bench run` first")
     folder = Path(out) if out is not None else \

@@ -18,7 +18,8 @@ from .config import ExperimentConfig
 from .grid import expand
 from .store import Store
 
-__all__ = ["RESULT_COLUMNS", "runs_frame", "report_frame", "report", "format_value"]
+__all__ = ["RESULT_COLUMNS", "runs_frame", "series_frame", "report_frame", "report",
+           "format_value"]
 
 RESULT_COLUMNS = ("status", "objective", "lower_bound", "gap", "time_s", "wall_s", "start_s",
                   "n_selected", "train_accuracy", "test_accuracy", "solver", "termination",
@@ -69,12 +70,25 @@ def _row_keys(cfg: ExperimentConfig, df: Any) -> list[str]:
             raise ConfigError(f"report.rows: {missing} are not grid keys; use some of "
                               f"{[c for c in df.columns if c not in RESULT_COLUMNS]}")
         return list(cfg.report.rows)
-    skip = {cfg.report.columns, "seed", "problem", "action"}
+    skip = {*cfg.report.columns, "seed", "problem", "action"}
     keys = [c for c in df.columns if c not in RESULT_COLUMNS and c not in skip
             and df[c].astype(str).nunique() > 1]
     if df["problem"].nunique() > 1:
         keys.insert(0, "problem")
     return keys or ["data"]
+
+
+def series_frame(cfg: ExperimentConfig, df: Any) -> Any:
+    """``df`` with ``method`` set to the label of the compared series: the values of the
+    ``[report] columns`` keys (e.g. ``heuristic local-search``); those keys are dropped."""
+    keys = [c for c in cfg.report.columns if c in df.columns]
+    if not keys or df.empty:
+        return df
+    label = df[keys].apply(lambda r: " ".join(str(v) for v in r if v is not None and v == v),
+                           axis=1)
+    out = df.drop(columns=[c for c in keys if c != "method"])
+    out["method"] = label
+    return out
 
 
 def _cell(group: Any, values: list[str], agg: str, sense: str) -> dict[str, Any]:
@@ -96,7 +110,7 @@ def report_frame(cfg: ExperimentConfig) -> Any:
     """The papers' layout: index = instance keys, columns = (method, value)."""
     import pandas as pd
 
-    df = runs_frame(cfg)
+    df = series_frame(cfg, runs_frame(cfg))
     rep = cfg.report
     unknown = [v for v in rep.values if v not in RESULT_COLUMNS]
     if unknown:
@@ -106,7 +120,7 @@ def report_frame(cfg: ExperimentConfig) -> Any:
     if df.empty:
         return pd.DataFrame()
     rows = _row_keys(cfg, df)
-    col = rep.columns if rep.columns in df.columns else None
+    col = "method" if any(c in df.columns for c in rep.columns) else None
     by = rows + ([col] if col else [])
     key = df[by].astype(str).agg("\x1f".join, axis=1)
     records = []
