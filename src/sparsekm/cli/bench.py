@@ -83,7 +83,7 @@ def report_cmd(
         "--output", "-o", help="Write to this file instead of stdout.")] = None,
 ) -> None:
     """Tables from the store, never re-running: markdown / LaTeX like the papers', CSV per run."""
-    from sparsekm.experiments.report import report
+    from sparsekm.experiments.tables import report
 
     with cli_errors():
         text = report(_load(config), fmt)

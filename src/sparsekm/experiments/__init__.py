@@ -14,9 +14,10 @@ from sparsekm.lazy import lazy
 
 _NAMES = {
     "ConfigError": "config", "ExperimentConfig": "config", "load_config": "config",
-    "parse_config": "config", "RunSpec": "grid", "expand": "grid",
+    "loads_config": "config", "parse_config": "config", "RunSpec": "grid", "expand": "grid",
     "run_experiment": "execute", "status": "execute", "dask_client": "execute",
-    "Store": "store", "report": "report", "report_frame": "report", "runs_frame": "report",
+    "Store": "store", "report": "tables", "report_frame": "tables", "runs_frame": "tables",
+    "series_frame": "tables",
     "plot": "plots",
 }
 __all__ = sorted(_NAMES)

@@ -30,7 +30,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 __all__ = ["ConfigError", "ExperimentConfig", "GridConfig", "RunConfig", "ReportConfig",
-           "load_config", "parse_config", "check_runners"]
+           "load_config", "loads_config", "parse_config", "check_runners"]
 
 
 class ConfigError(ValueError):
@@ -173,21 +173,30 @@ def parse_config(data: dict[str, Any], base_dir: str | Path = ".",
     return cfg
 
 
-def load_config(path: str | Path) -> ExperimentConfig:
-    """Read and validate an experiment TOML file (shape only; see :func:`check_runners`)."""
+def _toml() -> Any:
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
+    return tomllib
 
+
+def loads_config(text: str, base_dir: str | Path = ".", where: str = "config") -> ExperimentConfig:
+    """Validate a config given as TOML text (a notebook's cell); ``base_dir`` anchors paths."""
+    tomllib = _toml()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where}: not valid TOML: {exc}") from None
+    return parse_config(data, base_dir, where)
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read and validate an experiment TOML file (shape only; see :func:`check_runners`)."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: no such config file")
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return parse_config(data, path.resolve().parent, str(path))
+    return loads_config(path.read_text(), path.resolve().parent, str(path))
 
 
 # --- checks against the commands ---------------------------------------------------------------

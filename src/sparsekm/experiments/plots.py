@@ -20,7 +20,7 @@ import numpy as np
 
 from .child import FAILED
 from .config import ExperimentConfig
-from .report import RESULT_COLUMNS, runs_frame, series_frame
+from .tables import RESULT_COLUMNS, runs_frame, series_frame
 
 __all__ = ["plot", "profile_ratios", "KINDS"]
 
@@ -34,13 +34,13 @@ def _instance_keys(df: Any, drop: tuple[str, ...]) -> list[str]:
 def profile_ratios(df: Any, metric: str = "objective", sense: str = "min") -> dict[str, Any]:
     """``{method: array of performance ratios over instances}`` (inf for a failed run)."""
     keys = _instance_keys(df, ("method",))
-    inst = df[keys].astype(str).agg("\x1f".join, axis=1)
-    methods = list(dict.fromkeys(df["method"].astype(str)))
+    inst = df[keys].map(str).agg("\x1f".join, axis=1)
+    methods = list(dict.fromkeys(df["method"].map(str)))
     out: dict[str, list[float]] = {m: [] for m in methods}
     for _, g in df.groupby(inst, sort=False):
         cost = {}
         for m in methods:
-            r = g[g["method"].astype(str) == m]
+            r = g[g["method"].map(str) == m]
             ok = r[~r["status"].isin(FAILED)]
             if metric == "time_s":
                 ok = ok[ok["status"] == "optimal"]
@@ -79,8 +79,8 @@ def _new_figure(n_panels: int = 1, width: float = 4.2, height: float = 3.2) -> t
 
 def _profile(df: Any, cfg: ExperimentConfig) -> Any:
     metric, key = cfg.report.profile_metric, cfg.report.panels
-    parts = [(f"{key}={v}", df[df[key].astype(str) == v])
-             for v in dict.fromkeys(df[key].astype(str))] if key in df.columns else [("", df)]
+    parts = [(f"{key}={v}", df[df[key].map(str) == v])
+             for v in dict.fromkeys(df[key].map(str))] if key in df.columns else [("", df)]
     fig, axes = _new_figure(len(parts))
     for ax, (title, part) in zip(axes, parts):
         ratios = profile_ratios(part, metric, cfg.report.sense)
@@ -116,15 +116,15 @@ def _starts(runs: Any) -> np.ndarray:
 
 def _box(df: Any, cfg: ExperimentConfig) -> Any:
     keys = _instance_keys(df, ("method", "seed", "problem", "action"))
-    keys = [k for k in keys if df[k].astype(str).nunique() > 1] or ["data"]
+    keys = [k for k in keys if df[k].map(str).nunique() > 1] or ["data"]
     inst = df[keys].apply(lambda r: ", ".join(str(v) if k == "data" else f"{k}={v}"
                                               for k, v in r.items()), axis=1)
     groups = list(df.groupby(inst, sort=False))[:12]
     fig, axes = _new_figure(len(groups), width=3.4)
     for ax, (name, g) in zip(axes, groups):
         ok = g[~g["status"].isin(FAILED)]
-        methods = list(dict.fromkeys(ok["method"].astype(str)))
-        ax.boxplot([_starts(ok[ok["method"].astype(str) == m]) for m in methods],
+        methods = list(dict.fromkeys(ok["method"].map(str)))
+        ax.boxplot([_starts(ok[ok["method"].map(str) == m]) for m in methods],
                    tick_labels=methods)
         ax.tick_params(axis="x", rotation=40, labelsize=7)
         ax.set_title(name, fontsize=8)
@@ -137,7 +137,7 @@ def _gap(df: Any, cfg: ExperimentConfig) -> Any:
     if ok.empty:
         return None
     fig, (ax,) = _new_figure()
-    for m, g in ok.groupby(ok["method"].astype(str), sort=False):
+    for m, g in ok.groupby(ok["method"].map(str), sort=False):
         ax.scatter(g["time_s"], np.maximum(g["gap"].to_numpy(), 1e-6), s=14, label=m, alpha=0.8)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -157,7 +157,7 @@ def _accuracy(df: Any, cfg: ExperimentConfig) -> Any:
     fig, axes = _new_figure(len(datas))
     for ax, d in zip(axes, datas):
         g = ok[ok["data"] == d]
-        for m, h in g.groupby(g["method"].astype(str), sort=False):
+        for m, h in g.groupby(g["method"].map(str), sort=False):
             mean = h.groupby("n_selected")[col].mean()
             ax.plot(mean.index, 100 * mean.to_numpy(), marker="o", label=m)
         ax.set_xlabel("number of selected features")

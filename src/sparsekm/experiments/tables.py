@@ -72,7 +72,7 @@ def _row_keys(cfg: ExperimentConfig, df: Any) -> list[str]:
         return list(cfg.report.rows)
     skip = {*cfg.report.columns, "seed", "problem", "action"}
     keys = [c for c in df.columns if c not in RESULT_COLUMNS and c not in skip
-            and df[c].astype(str).nunique() > 1]
+            and df[c].map(str).nunique() > 1]
     if df["problem"].nunique() > 1:
         keys.insert(0, "problem")
     return keys or ["data"]
@@ -122,7 +122,7 @@ def report_frame(cfg: ExperimentConfig) -> Any:
     rows = _row_keys(cfg, df)
     col = "method" if any(c in df.columns for c in rep.columns) else None
     by = rows + ([col] if col else [])
-    key = df[by].astype(str).agg("\x1f".join, axis=1)
+    key = df[by].map(str).agg("\x1f".join, axis=1)
     records = []
     for _, group in df.groupby(key, sort=False):
         first = group.iloc[0]
