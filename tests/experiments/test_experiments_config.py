@@ -90,3 +90,19 @@ def test_several_grids_and_scalars(tmp_path) -> None:
     specs = expand(cfg)
     assert len(specs) == 2  # C = 1 appears in both grids: one run
     assert [s.params["C"] for s in specs] == [1.0, 2.0]
+
+
+def test_options_reach_the_runner_as_the_command_passes_them(tmp_path) -> None:
+    """`--samples` of `solve fs-kernel` reaches its runner as n_samples; `relax` sets the
+    relaxation; defaults are the CLI's (paper-sized grids and the CLI cannot drift apart)."""
+    cfg = parse_config({"name": "x", "grid": [
+        {"problem": "fs-kernel", "data": "wine", "method": "ls-star",
+         "params": {"samples": 20, "B": 3, "kernel": "rbf"}},
+        {"problem": "fs-linear", "action": "relax", "data": "wine", "method": "dscop",
+         "params": {"B": 2, "conic": "sdp"}}]}, tmp_path)
+    fk, fl = expand(cfg)
+    assert fk.params["n_samples"] == 20 and "samples" not in fk.params
+    assert (fk.params["method"], fk.params["B"], fk.params["kernel"]) == ("ls-star", 3, "rbf")
+    assert fk.params["C"] == 10.0 and fk.params["sense"] == "margin"  # the CLI's defaults
+    assert fl.params == {"relaxation": "dscop", "B": 2, "C": 10.0, "conic": "sdp"}
+    assert fk.opts["data"] == "wine" and fk.opts["scale"] == "standard"

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from sparsekm.cli.app import app
 from sparsekm.experiments import Store, load_config, report, run_experiment, status
 from sparsekm.experiments.plots import plot, profile_ratios
-from sparsekm.experiments.report import report_frame, runs_frame
+from sparsekm.experiments.tables import report_frame, runs_frame
 
 FAILING = """
 name = "failing"

@@ -68,6 +68,8 @@ class Command:
 
     def call(self, values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """The runner call for these option values: (RunOptions fields, runner params)."""
+        from sparsekm.cli.common import get_runner
+
         kwargs = {**self.defaults, **values, "json_out": True}
         glb = self.function.__globals__
         with _LOCK:
@@ -76,6 +78,9 @@ class Command:
             try:
                 self.function(**kwargs)
             except _Captured as cap:
+                if cap.fn is not get_runner(self.action, self.problem):
+                    raise RuntimeError(f"`sparsekm {self.action} {self.problem}` calls another "
+                                       "runner than the one registered for it") from None
                 return asdict(cap.opts), dict(cap.params)
             finally:
                 glb["run_command"] = saved
