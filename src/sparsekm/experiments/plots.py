@@ -20,27 +20,35 @@ import numpy as np
 
 from .child import FAILED
 from .config import ExperimentConfig
-from .tables import RESULT_COLUMNS, runs_frame, series_frame
+from .tables import RESULT_COLUMNS, runs_frame, series_frame, series_keys
 
 __all__ = ["plot", "profile_ratios", "KINDS"]
 
 KINDS = ("profile", "box", "gap", "accuracy")
+STYLES = ("-", "--", "-.", ":")
 
 
 def _instance_keys(df: Any, drop: tuple[str, ...]) -> list[str]:
-    return [c for c in df.columns if c not in RESULT_COLUMNS and c not in drop]
+    """Grid keys that tell instances apart (not the series' own keys, not ``drop``)."""
+    skip = {*drop, "series", *df.attrs.get("series_keys", ())}
+    return [c for c in df.columns if c not in RESULT_COLUMNS and c not in skip]
+
+
+def _by(df: Any) -> str:
+    return "series" if "series" in df.columns else "method"
 
 
 def profile_ratios(df: Any, metric: str = "objective", sense: str = "min") -> dict[str, Any]:
     """``{method: array of performance ratios over instances}`` (inf for a failed run)."""
-    keys = _instance_keys(df, ("method",))
+    by = _by(df)
+    keys = _instance_keys(df, (by,))
     inst = df[keys].map(str).agg("\x1f".join, axis=1)
-    methods = list(dict.fromkeys(df["method"].map(str)))
+    methods = list(dict.fromkeys(df[by].map(str)))
     out: dict[str, list[float]] = {m: [] for m in methods}
     for _, g in df.groupby(inst, sort=False):
         cost = {}
         for m in methods:
-            r = g[g["method"].map(str) == m]
+            r = g[g[by].map(str) == m]
             ok = r[~r["status"].isin(FAILED)]
             if metric == "time_s":
                 ok = ok[ok["status"] == "optimal"]
@@ -89,9 +97,10 @@ def _profile(df: Any, cfg: ExperimentConfig) -> Any:
         top = top * 1.05 if top > 1 else 1.05
         taus = np.geomspace(1.0, top, 400) if metric == "time_s" else \
             np.linspace(1.0, top, 400)
-        for m, r in ratios.items():
-            if r.size:
-                ax.step(taus, [(r <= t).mean() for t in taus], where="post", label=m)
+        for i, (m, r) in enumerate(ratios.items()):
+            if r.size:  # styles differ: curves that coincide stay visible
+                ax.step(taus, [(r <= t).mean() for t in taus], where="post", label=m,
+                        linestyle=STYLES[i % len(STYLES)], linewidth=2.2 - 0.3 * (i % 4))
         if metric == "time_s":
             ax.set_xscale("log", base=2)
         ax.set_xlabel("tau (ratio to the best " + ("time" if metric == "time_s" else
@@ -115,18 +124,21 @@ def _starts(runs: Any) -> np.ndarray:
 
 
 def _box(df: Any, cfg: ExperimentConfig) -> Any:
-    keys = _instance_keys(df, ("method", "seed", "problem", "action"))
+    by = _by(df)
+    keys = _instance_keys(df, (by, "seed", "problem", "action"))
     keys = [k for k in keys if df[k].map(str).nunique() > 1] or ["data"]
     inst = df[keys].apply(lambda r: ", ".join(str(v) if k == "data" else f"{k}={v}"
-                                              for k, v in r.items()), axis=1)
+                                              for k, v in r.items()
+                                              if v is not None and v == v), axis=1)
     groups = list(df.groupby(inst, sort=False))[:12]
     fig, axes = _new_figure(len(groups), width=3.4)
     for ax, (name, g) in zip(axes, groups):
         ok = g[~g["status"].isin(FAILED)]
-        methods = list(dict.fromkeys(ok["method"].map(str)))
-        ax.boxplot([_starts(ok[ok["method"].map(str) == m]) for m in methods],
+        methods = list(dict.fromkeys(ok[by].map(str)))
+        ax.boxplot([_starts(ok[ok[by].map(str) == m]) for m in methods],
                    tick_labels=methods)
         ax.tick_params(axis="x", rotation=40, labelsize=7)
+        ax.ticklabel_format(axis="y", useOffset=False)
         ax.set_title(name, fontsize=8)
         ax.set_ylabel("objective", fontsize=8)
     return fig
@@ -137,7 +149,7 @@ def _gap(df: Any, cfg: ExperimentConfig) -> Any:
     if ok.empty:
         return None
     fig, (ax,) = _new_figure()
-    for m, g in ok.groupby(ok["method"].map(str), sort=False):
+    for m, g in ok.groupby(ok[_by(ok)].map(str), sort=False):
         ax.scatter(g["time_s"], np.maximum(g["gap"].to_numpy(), 1e-6), s=14, label=m, alpha=0.8)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -157,7 +169,7 @@ def _accuracy(df: Any, cfg: ExperimentConfig) -> Any:
     fig, axes = _new_figure(len(datas))
     for ax, d in zip(axes, datas):
         g = ok[ok["data"] == d]
-        for m, h in g.groupby(g["method"].map(str), sort=False):
+        for m, h in g.groupby(g[_by(g)].map(str), sort=False):
             mean = h.groupby("n_selected")[col].mean()
             ax.plot(mean.index, 100 * mean.to_numpy(), marker="o", label=m)
         ax.set_xlabel("number of selected features")
@@ -178,6 +190,7 @@ def plot(cfg: ExperimentConfig, out: str | Path | None = None,
     if bad:
         raise ValueError(f"--kinds {','.join(bad)}: choose from {', '.join(KINDS)}")
     df = series_frame(cfg, runs_frame(cfg))
+    df.attrs["series_keys"] = series_keys(cfg, df)
     if df.empty:
         raise ValueError(f"nothing stored yet for {cfg.name}: run `sparsekm bench run` first")
     folder = Path(out) if out is not None else \

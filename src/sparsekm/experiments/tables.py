@@ -50,7 +50,7 @@ def runs_frame(cfg: ExperimentConfig) -> Any:
             row["method"] = r["method"]
         row.update({c: (s.key if c == "key" else _plain(r[c])) for c in RESULT_COLUMNS})
         rows.append(row)
-    df = pd.DataFrame(rows, columns=label_cols + list(RESULT_COLUMNS))
+    df = pd.DataFrame(rows, columns=label_cols + list(RESULT_COLUMNS), dtype=object)
     for c in NUMERIC:
         df[c] = pd.to_numeric(df[c], errors="coerce")
     return df
@@ -70,7 +70,7 @@ def _row_keys(cfg: ExperimentConfig, df: Any) -> list[str]:
             raise ConfigError(f"report.rows: {missing} are not grid keys; use some of "
                               f"{[c for c in df.columns if c not in RESULT_COLUMNS]}")
         return list(cfg.report.rows)
-    skip = {*cfg.report.columns, "seed", "problem", "action"}
+    skip = {*cfg.report.columns, "series", "seed", "problem", "action"}
     keys = [c for c in df.columns if c not in RESULT_COLUMNS and c not in skip
             and df[c].map(str).nunique() > 1]
     if df["problem"].nunique() > 1:
@@ -78,16 +78,22 @@ def _row_keys(cfg: ExperimentConfig, df: Any) -> list[str]:
     return keys or ["data"]
 
 
+def series_keys(cfg: ExperimentConfig, df: Any) -> list[str]:
+    """The ``[report] columns`` keys present in ``df``: together they name a compared series."""
+    return [c for c in cfg.report.columns if c in df.columns]
+
+
 def series_frame(cfg: ExperimentConfig, df: Any) -> Any:
-    """``df`` with ``method`` set to the label of the compared series: the values of the
-    ``[report] columns`` keys (e.g. ``heuristic local-search``); those keys are dropped."""
-    keys = [c for c in cfg.report.columns if c in df.columns]
-    if not keys or df.empty:
-        return df
-    label = df[keys].apply(lambda r: " ".join(str(v) for v in r if v is not None and v == v),
-                           axis=1)
-    out = df.drop(columns=[c for c in keys if c != "method"])
-    out["method"] = label
+    """``df`` with a ``series`` column: the values of the ``[report] columns`` keys joined
+    (e.g. ``heuristic local-search``), or ``-`` when none of them is a grid key."""
+    out = df.copy()
+    keys = series_keys(cfg, df)
+    if df.empty:
+        out["series"] = []
+        return out
+    out["series"] = df[keys].apply(
+        lambda r: " ".join(str(v) for v in r if v is not None and v == v) or "-", axis=1) \
+        if keys else "-"
     return out
 
 
@@ -120,7 +126,8 @@ def report_frame(cfg: ExperimentConfig) -> Any:
     if df.empty:
         return pd.DataFrame()
     rows = _row_keys(cfg, df)
-    col = "method" if any(c in df.columns for c in rep.columns) else None
+    col = "series" if series_keys(cfg, df) else None
+    df[rows] = df[rows].where(df[rows].notna(), "-")  # a key a grid does not set
     by = rows + ([col] if col else [])
     key = df[by].map(str).agg("\x1f".join, axis=1)
     records = []
