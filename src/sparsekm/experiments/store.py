@@ -170,13 +170,13 @@ class Store:
         if not self.exists():
             return pd.DataFrame(columns=cols)
         with self.connect() as con:
-            df = con.execute("SELECT * FROM runs").df()
-        if keys is not None:
-            order = {k: i for i, k in enumerate(keys)}
-            df = df[df["key"].isin(order)].copy()
-            df["_order"] = df["key"].map(order)
-            df = df.sort_values("_order").drop(columns="_order").reset_index(drop=True)
-        return df
+            if keys is None:
+                return con.execute("SELECT * FROM runs").df()
+            keys = list(keys)
+            con.register("wanted", pd.DataFrame({"key": keys, "_order": range(len(keys))}))
+            df = con.execute("SELECT runs.*, wanted._order FROM runs JOIN wanted USING (key) "
+                             "ORDER BY wanted._order").df()
+        return df.drop(columns="_order")
 
 
 def counts(statuses: dict[str, str], total: int) -> dict[str, int]:
