@@ -76,6 +76,7 @@ def test_status_json_report_csv_and_plots(write_config, tmp_path) -> None:
     test_size = [0.3]
     [run]
     preload = []
+    [report]
     """
     path = write_config(text)
     cli = CliRunner()
@@ -113,6 +114,14 @@ def test_status_json_report_csv_and_plots(write_config, tmp_path) -> None:
     assert "| data | C | libsvm-dual obj | libsvm-dual gap % | libsvm-dual time s |" in md
     tex = report(cfg, "latex")
     assert r"\multicolumn{3}{c}{libsvm-dual}" in tex and tex.count(r"\\") == 2 + 4
+
+    # published values beside the measured ones ([report] reference)
+    (tmp_path / "ref.csv").write_text("data,C,libsvm-dual:objective\niris,10.0,4.5\n")
+    with_ref = load_config(write_config(text + 'reference = "ref.csv"\n', "ref.toml"))
+    tab = report_frame(with_ref)
+    assert tab.loc[("iris", 10.0), ("libsvm-dual", "objective [paper]")] == 4.5
+    assert tab[("libsvm-dual", "objective [paper]")].isna().sum() == 3
+    assert "libsvm-dual obj [paper]" in report(with_ref, "markdown")
 
     files = plot(cfg, tmp_path / "figs")
     assert {f.name for f in files} >= {"tiny_profile.png", "tiny_profile.svg", "tiny_box.png",

@@ -102,6 +102,7 @@ class ReportConfig(_Strict):
     rows: list[str] | None = None  # default: the grid keys that vary (not columns, not seed)
     columns: list[str] = Field(default_factory=lambda: ["method"])  # keys naming a series
     panels: str | None = None  # one performance-profile panel per value of this key
+    reference: str | None = None  # CSV of published values (row keys, "series:value" columns)
     values: list[str] = Field(default_factory=lambda: ["objective", "gap", "time_s"])
     agg: Literal["best", "mean", "median"] = "best"  # over seeds (starts)
     sense: Literal["min", "max"] = "min"  # direction of the objective

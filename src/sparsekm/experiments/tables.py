@@ -144,7 +144,8 @@ def report_frame(cfg: ExperimentConfig) -> Any:
         columns=pd.MultiIndex.from_product([methods, rep.values]))
     order = list(dict.fromkeys(tuple(r) if len(rows) > 1 else r[0]
                                for r in df[rows].itertuples(index=False)))
-    return out.reindex(order)
+    out = out.reindex(order)
+    return out if rep.reference is None else _with_reference(cfg, out, rows)
 
 
 def format_value(value: Any, name: str, digits: int = 4) -> str:
@@ -172,9 +173,18 @@ def _header(cfg: ExperimentConfig, df: Any) -> str:
             "accuracies in %, times in s.")
 
 
-def _table(cfg: ExperimentConfig) -> tuple[int, list[str], list[list[str]], list[str] | None,
-                                           Any]:
-    """(number of index columns, column names, body cells, method groups or None, runs)."""
+REF = " [paper]"
+
+
+def _label(value: str) -> str:
+    base = value.removesuffix(REF)
+    return LABELS.get(base, base) + (REF if value.endswith(REF) else "")
+
+
+def _table(cfg: ExperimentConfig) -> tuple[int, list[str], list[list[str]],
+                                           list[tuple[str, int]] | None, list[str], Any]:
+    """(number of index columns, column names, body cells, method groups and their widths or
+    None, sub-header names, runs)."""
     df = runs_frame(cfg)
     tab = report_frame(cfg)
     digits = cfg.report.digits
@@ -185,19 +195,21 @@ def _table(cfg: ExperimentConfig) -> tuple[int, list[str], list[list[str]], list
         ix = ix if isinstance(ix, tuple) else (ix,)
         cells = [str(v) for v in ix]
         for c, v in row.items():
-            cells.append(format_value(v, c[1] if multi else c, digits))
+            cells.append(format_value(v, (c[1] if multi else c).removesuffix(REF), digits))
         body.append(cells)
     if multi:
-        names = idx_names + [f"{m} {LABELS.get(v, v)}" for m, v in tab.columns]
-        groups = list(dict.fromkeys(m for m, _ in tab.columns))
+        names = idx_names + [f"{m} {_label(v)}" for m, v in tab.columns]
+        order = list(dict.fromkeys(m for m, _ in tab.columns))
+        groups = [(m, sum(1 for g, _ in tab.columns if g == m)) for m in order]
+        sub = idx_names + [_label(v) for _, v in tab.columns]
     else:
-        names = idx_names + [LABELS.get(c, c) for c in tab.columns]
-        groups = None
-    return len(idx_names), names, body, groups, df
+        names = idx_names + [_label(c) for c in tab.columns]
+        groups, sub = None, names
+    return len(idx_names), names, body, groups, sub, df
 
 
 def _markdown(cfg: ExperimentConfig) -> str:
-    _, names, body, _, df = _table(cfg)
+    _, names, body, _, _, df = _table(cfg)
     lines = [f"<!-- {_header(cfg, df)} -->", "", "| " + " | ".join(names) + " |",
              "|" + "---|" * len(names)]
     lines += ["| " + " | ".join(r) + " |" for r in body]
@@ -212,26 +224,52 @@ def _latex_escape(s: str) -> str:
 
 
 def _latex(cfg: ExperimentConfig) -> str:
-    n_idx, names, body, groups, df = _table(cfg)
-    values = cfg.report.values
+    n_idx, names, body, groups, sub, df = _table(cfg)
     lines = [f"% {_header(cfg, df)}", r"\begin{tabular}{" + "l" * max(n_idx, 1)
              + "r" * (len(names) - max(n_idx, 1)) + "}", r"\toprule"]
     if groups:
-        head = [""] * n_idx + [rf"\multicolumn{{{len(values)}}}{{c}}{{{_latex_escape(g)}}}"
-                               for g in groups]
+        head = [""] * n_idx + [rf"\multicolumn{{{w}}}{{c}}{{{_latex_escape(g)}}}"
+                               for g, w in groups]
         lines.append(" & ".join(head) + r" \\")
-        rule_at = n_idx + 1
-        lines.append(" ".join(rf"\cmidrule(lr){{{rule_at + i * len(values)}-"
-                              rf"{rule_at + (i + 1) * len(values) - 1}}}"
-                              for i in range(len(groups))))
-        sub = names[:n_idx] + [LABELS.get(v, v) for _ in groups for v in values]
-    else:
-        sub = names
+        rules, at = [], n_idx + 1
+        for _, w in groups:
+            rules.append(rf"\cmidrule(lr){{{at}-{at + w - 1}}}")
+            at += w
+        lines.append(" ".join(rules))
     lines.append(" & ".join(_latex_escape(s) for s in sub) + r" \\")
     lines.append(r"\midrule")
     lines += [" & ".join(_latex_escape(c) for c in r) + r" \\" for r in body]
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
+
+
+def _with_reference(cfg: ExperimentConfig, out: Any, rows: list[str]) -> Any:
+    """Add the ``[report] reference`` CSV's values (e.g. the paper's) as ``value [paper]``
+    columns next to the measured ones; its columns are the row keys and ``series:value``."""
+    import pandas as pd
+
+    from .config import ConfigError
+
+    path = cfg.resolve(cfg.report.reference)
+    try:
+        ref = pd.read_csv(path, dtype=str)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"report.reference: cannot read {path}: {exc}") from None
+    missing = [k for k in rows if k not in ref.columns]
+    if missing:
+        raise ConfigError(f"report.reference: {path.name} lacks the row keys {missing}")
+    lookup = {tuple(r[k] for k in rows): r for _, r in ref.iterrows()}
+    cols = list(out.columns)
+    for col in [c for c in ref.columns if ":" in c]:
+        series, value = col.split(":", 1)
+        if (series, value) not in cols:
+            continue
+        vals = [lookup.get(tuple(str(v) for v in (ix if isinstance(ix, tuple) else (ix,))))
+                for ix in out.index]
+        out[(series, value + REF)] = [None if r is None or pd.isna(r[col]) else float(r[col])
+                                      for r in vals]
+        cols.insert(cols.index((series, value)) + 1, (series, value + REF))
+    return out[cols]
 
 
 def report(cfg: ExperimentConfig, fmt: str = "markdown") -> str:
