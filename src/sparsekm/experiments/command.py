@@ -68,22 +68,28 @@ class Command:
 
     def call(self, values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """The runner call for these option values: (RunOptions fields, runner params)."""
-        from sparsekm.cli.common import get_runner
+        from sparsekm.cli import common
 
         kwargs = {**self.defaults, **values, "json_out": True}
         glb = self.function.__globals__
-        with _LOCK:
-            saved = glb.get("run_command")
-            glb["run_command"] = _capture
+        with _LOCK:  # the command calls `common.run_command` or its own imported name
+            saved = common.run_command, glb.get("run_command")
+            common.run_command = _capture
+            if "run_command" in glb:
+                glb["run_command"] = _capture
             try:
                 self.function(**kwargs)
             except _Captured as cap:
-                if cap.fn is not get_runner(self.action, self.problem):
+                if cap.fn is not common.get_runner(self.action, self.problem):
                     raise RuntimeError(f"`sparsekm {self.action} {self.problem}` calls another "
                                        "runner than the one registered for it") from None
                 return asdict(cap.opts), dict(cap.params)
+            except Exception as exc:  # the command refused the options before running
+                raise ValueError(f"`sparsekm {self.action} {self.problem}`: {exc}") from None
             finally:
-                glb["run_command"] = saved
+                common.run_command = saved[0]
+                if saved[1] is not None:
+                    glb["run_command"] = saved[1]
         raise RuntimeError(f"`sparsekm {self.action} {self.problem}` did not call run_command: "
                            "it cannot run as an experiment")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .child import file_sha256
-from .config import ExperimentConfig, check_runners, method_option
+from .config import ConfigError, ExperimentConfig, check_runners, method_option
 
 __all__ = ["RunSpec", "expand", "file_sha256", "run_key"]
 
@@ -102,7 +102,10 @@ def expand(cfg: ExperimentConfig, check: bool = True) -> list[RunSpec]:
                       **given}
             if method is not None:
                 values[mp] = method
-            opts, params = cmd.call(values)
+            try:
+                opts, params = cmd.call(values)
+            except ValueError as exc:
+                raise ConfigError(f"{data} {given}: {exc}") from None
             labels = {"problem": g.problem, "action": g.action, "data": data, "method": method,
                       "seed": int(seed), **given}
             key = run_key(g.action, g.problem, opts, params, sha, version)
