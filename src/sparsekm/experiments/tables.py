@@ -275,7 +275,10 @@ def _with_reference(cfg: ExperimentConfig, out: Any, rows: list[str]) -> Any:
 def report(cfg: ExperimentConfig, fmt: str = "markdown") -> str:
     """The report as text: ``markdown``, ``latex`` or ``csv`` (one row per run)."""
     if fmt == "csv":
-        return runs_frame(cfg).to_csv(index=False)
+        return runs_frame(cfg).to_csv(index=False)  # the header alone when nothing is stored
+    if fmt in ("markdown", "latex") and not Store(cfg.store_path).statuses(
+            [s.key for s in expand(cfg)]):
+        raise ValueError(f"nothing stored yet for {cfg.name}: run `sparsekm bench run` first")
     if fmt == "markdown":
         return _markdown(cfg)
     if fmt == "latex":
