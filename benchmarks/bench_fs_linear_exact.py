@@ -1,40 +1,51 @@
-"""Paper D, Algorithm 4 iteration log on one large instance (LB/UB/gap per SR-DLMP(K)).
+"""Paper D, Algorithm 4 iteration log (LB / UB / gap per SR-DLMP(K)) from the results store.
 
-    PYTHONPATH=src python benchmarks/bench_fs_linear_exact.py colorectal 10 300
+The run itself is an experiment config (``benchmarks/configs/paperD_exact_log.toml``, run by
+``sparsekm bench`` like every other experiment); a table of one run's iterations is not a grid
+report, so this script prints it from the stored payload (running the config first if needed).
 
-Writes benchmarks/results/fs_linear_exact_<data>_B<B>.md. Local Search (k = 10) is the
-upper-bound strategy (cheaper than Kernel Search, so SR-DLMP(K) iterations fit the limit).
+    PYTHONPATH=src python benchmarks/bench_fs_linear_exact.py [CONFIG.toml]
+
+Writes benchmarks/results/fs_linear_exact_<data>_B<B>.md.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
-from sparsekm.algorithms.fs_linear_exact import exact
+from sparsekm.experiments import Store, load_config, run_experiment, runs_frame
 
-from sparsekm.data import Scaler, load_dataset
+HERE = Path(__file__).resolve().parent
 
 
-def main() -> None:
-    name, B, tl = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-    ds = load_dataset(name)
-    X = Scaler("standard").fit(ds.X).transform(ds.X)
-    res = exact(X, ds.y, B, 10.0, s=10, k=10, strategy="local-search", time_limit=tl)
-    lines = [f"# Paper D, Algorithm 4 on {name} (m = {ds.m}, n = {ds.n}), B = {B}, C = 10",
-             "", f"SCIP for CoP(K) and SR-DLMP(K) (perspective form + big-M cuts), Clarabel for "
-             f"DSCoP; Local Search (k = 10) upper bounds, s = 10, time limit {tl:g} s.",
-             f"Result: status {res.status}, objective {res.objective:.6g}, lower bound "
-             f"{res.lower_bound:.6g}, gap {100 * res.gap:.2f} %, {res.time_s:.0f} s.", "",
-             "| iter | |K| | SR status | LB | UB | gap % | time s |",
-             "|---|---|---|---|---|---|---|"]
-    for r in res.log:
-        lines.append(f"| {r['iter']} | {r['K']} | {r.get('sr_status', '-')} | {r['LB']:.6g} | "
-                     f"{r['UB']:.6g} | {100 * r['gap']:.2f} | {r['time_s']:.0f} |")
-    out = Path(__file__).resolve().parent / "results" / f"fs_linear_exact_{name}_B{B}.md"
-    out.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+def _cell(v: object) -> str:
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
+def main(config: str) -> None:
+    cfg = load_config(config)
+    run_experiment(cfg, workers=0)
+    runs = runs_frame(cfg)
+    payloads = Store(cfg.store_path).load(list(runs["key"])).set_index("key")["payload"]
+    for r in runs.itertuples():
+        p = json.loads(payloads[r.key])
+        log = p.get("iterations") or []
+        cols = list(dict.fromkeys(k for row in log for k in row))
+        gap = "-" if r.gap is None else f"{100 * r.gap:.2f} %"
+        lines = [f"# Paper D, Algorithm 4 on {r.data} (m = {p['m']}, n = {p['n']}), "
+                 f"B = {p['params']['B']}, C = {p['params']['C']:g}", "",
+                 f"From `sparsekm bench run {Path(config).name}` (store "
+                 f"`{cfg.store_path.name}`): status {r.status}, objective {r.objective:.6g}, "
+                 f"lower bound {_cell(r.lower_bound)}, gap {gap}, {r.time_s:.0f} s, "
+                 f"solver {r.solver}.", "",
+                 "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+        lines += ["| " + " | ".join(_cell(row.get(c, "-")) for c in cols) + " |" for row in log]
+        out = HERE / "results" / f"fs_linear_exact_{r.data}_B{p['params']['B']}.md"
+        out.write_text("\n".join(lines) + "\n")
+        print("\n".join(lines))
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1] if len(sys.argv) > 1 else str(HERE / "configs" / "paperD_exact_log.toml"))

@@ -16,6 +16,8 @@ app = typer.Typer(help="sparsekm: sparse, interpretable kernel machines by mathe
                        "programming.", no_args_is_help=True, add_completion=False)
 app.add_typer(solve_app, name="solve")
 app.add_typer(relax_app, name="relax")
+for group in [m.COMMAND_GROUP for m in command_modules() if hasattr(m, "COMMAND_GROUP")]:
+    app.add_typer(group)  # a module's own command group, e.g. `sparsekm bench`
 
 
 @app.command("solvers")

@@ -1,0 +1,186 @@
+"""The results store: one DuckDB file, one row per run, keyed by the run's configuration hash.
+
+Only the driver (``bench run``) writes, as results arrive, in short transactions: the file is
+opened, the finished runs inserted and committed, and the file closed again, so ``bench
+status`` and ``bench report`` can read it while a grid runs (DuckDB lets one process hold the
+file at a time; both sides retry for a few seconds). A commit is durable (write-ahead log), so
+a driver killed with ``kill -9`` loses only the runs still in flight.
+
+Table ``runs`` (see :data:`SCHEMA`): key, experiment, version, problem, action, data, method,
+seed, config (the run's options and parameters, JSON), status, message, objective,
+lower_bound, gap, time_s (the method's own time), wall_s (the run's process, from its start to
+its result), start_s (starting that process; the first run of a worker includes the one-off
+forkserver warm-up), n_selected, selected, start_objectives (per start of a multistart
+method), train_accuracy, test_accuracy, solver, termination, worker, started_at, finished_at,
+payload (the full JSON of ``sparsekm solve ... --json``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .child import FAILED
+
+__all__ = ["SCHEMA", "Store", "make_record"]
+
+SCHEMA_VERSION = 1
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("key", "VARCHAR PRIMARY KEY"), ("experiment", "VARCHAR"), ("version", "VARCHAR"),
+    ("problem", "VARCHAR"), ("action", "VARCHAR"), ("data", "VARCHAR"), ("method", "VARCHAR"),
+    ("seed", "BIGINT"), ("config", "VARCHAR"), ("status", "VARCHAR"), ("message", "VARCHAR"),
+    ("objective", "DOUBLE"), ("lower_bound", "DOUBLE"), ("gap", "DOUBLE"), ("time_s", "DOUBLE"),
+    ("wall_s", "DOUBLE"), ("start_s", "DOUBLE"), ("n_selected", "INTEGER"),
+    ("selected", "INTEGER[]"), ("start_objectives", "DOUBLE[]"),
+    ("train_accuracy", "DOUBLE"), ("test_accuracy", "DOUBLE"), ("solver", "VARCHAR"),
+    ("termination", "VARCHAR"), ("worker", "VARCHAR"), ("started_at", "TIMESTAMPTZ"),
+    ("finished_at", "TIMESTAMPTZ"), ("payload", "VARCHAR"),
+)
+SCHEMA = "CREATE TABLE IF NOT EXISTS runs (" + ", ".join(f"{c} {t}" for c, t in COLUMNS) + ")"
+
+
+def _num(x: Any) -> float | None:
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return None
+    return float(x) if math.isfinite(x) else None
+
+
+def _first(payload: dict[str, Any], *names: str) -> Any:
+    return next((payload[n] for n in names if payload.get(n) is not None), None)
+
+
+def make_record(spec: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
+    """The store row of a run from its spec and what :func:`execute_run` returned."""
+    payload = outcome.get("payload")
+    labels = spec["labels"]
+    row: dict[str, Any] = {
+        "key": spec["key"], "experiment": spec["experiment"], "version": spec["version"],
+        "problem": spec["problem"], "action": spec["action"], "data": labels["data"],
+        "method": labels.get("method"), "seed": labels["seed"],
+        "config": json.dumps({"opts": spec["opts"], "params": spec["params"],
+                              "labels": labels}, sort_keys=True, default=str),
+        "wall_s": outcome.get("wall_s"), "start_s": outcome.get("start_s"),
+        "worker": outcome.get("worker"),
+        "started_at": datetime.fromtimestamp(outcome.get("started_at", time.time()),
+                                             timezone.utc),
+        "finished_at": datetime.now(timezone.utc),
+    }
+    if payload is None:
+        row.update(status=outcome.get("status", "error"),
+                   message=outcome.get("message") or outcome.get("error"),
+                   payload=json.dumps({k: v for k, v in outcome.items() if k != "payload"},
+                                      default=str))
+        return row
+    sel = payload.get("selected")
+    row.update(
+        status=str(payload.get("status")), message=payload.get("message"),
+        objective=_num(payload.get("objective")), lower_bound=_num(payload.get("lower_bound")),
+        gap=_num(payload.get("gap")), time_s=_num(payload.get("time_s")),
+        n_selected=None if sel is None else len(sel), selected=sel,
+        start_objectives=payload.get("start_objectives"),
+        train_accuracy=_num(_first(payload, "train_accuracy", "accuracy")),
+        test_accuracy=_num(payload.get("test_accuracy")), solver=payload.get("solver"),
+        termination=payload.get("termination"),
+        payload=json.dumps(payload, default=str),
+    )
+    if row["method"] is None:
+        row["method"] = payload.get("method")
+    return row
+
+
+class Store:
+    """The DuckDB file of an experiment (created on first write)."""
+
+    def __init__(self, path: str | Path, retry_s: float = 30.0) -> None:
+        self.path = Path(path)
+        self.retry_s = retry_s
+
+    @contextmanager
+    def connect(self, write: bool = False) -> Iterator[Any]:
+        """A short-lived connection, retried while another process holds the file."""
+        import duckdb
+
+        if write:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        t0, delay = time.monotonic(), 0.01
+        while True:
+            try:
+                con = duckdb.connect(str(self.path), read_only=not write)
+                break
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc).lower() or time.monotonic() - t0 > self.retry_s:
+                    raise
+                time.sleep(delay)
+                delay = min(0.2, 2 * delay)
+        try:
+            if write:
+                self._init(con)
+            yield con
+        finally:
+            con.close()
+
+    def _init(self, con: Any) -> None:
+        con.execute("CREATE TABLE IF NOT EXISTS meta (k VARCHAR PRIMARY KEY, v VARCHAR)")
+        row = con.execute("SELECT v FROM meta WHERE k = 'schema_version'").fetchone()
+        if row is not None and row[0] != str(SCHEMA_VERSION):
+            raise ValueError(f"{self.path}: a results store of schema {row[0]}, this sparsekm "
+                             f"writes schema {SCHEMA_VERSION}: use a new store file")
+        con.execute(SCHEMA)
+        if row is None:
+            con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    def write(self, rows: Iterable[dict[str, Any]]) -> int:
+        """Insert (or replace) rows in one transaction; returns how many."""
+        rows = list(rows)
+        if not rows:
+            return 0
+        names = [c for c, _ in COLUMNS]
+        sql = (f"INSERT OR REPLACE INTO runs ({', '.join(names)}) VALUES "
+               f"({', '.join('?' for _ in names)})")
+        with self.connect(write=True) as con:
+            con.execute("BEGIN")
+            con.executemany(sql, [[r.get(n) for n in names] for r in rows])
+            con.execute("COMMIT")
+        return len(rows)
+
+    def statuses(self, keys: Iterable[str] | None = None) -> dict[str, str]:
+        """``{key: status}`` of the stored runs (of ``keys`` when given)."""
+        if not self.exists():
+            return {}
+        with self.connect() as con:
+            found = dict(con.execute("SELECT key, status FROM runs").fetchall())
+        if keys is None:
+            return found
+        return {k: found[k] for k in keys if k in found}
+
+    def load(self, keys: Iterable[str] | None = None) -> Any:
+        """The stored rows as a pandas DataFrame (only ``keys`` when given)."""
+        import pandas as pd
+
+        cols = [c for c, _ in COLUMNS]
+        if not self.exists():
+            return pd.DataFrame(columns=cols)
+        with self.connect() as con:
+            if keys is None:
+                return con.execute("SELECT * FROM runs").df()
+            keys = list(keys)
+            con.register("wanted", pd.DataFrame({"key": keys, "_order": range(len(keys))}))
+            df = con.execute("SELECT runs.*, wanted._order FROM runs JOIN wanted USING (key) "
+                             "ORDER BY wanted._order").df()
+        return df.drop(columns="_order")
+
+
+def counts(statuses: dict[str, str], total: int) -> dict[str, int]:
+    """``total / done / failed / pending`` of a grid from its stored statuses."""
+    failed = sum(s in FAILED for s in statuses.values())
+    done = len(statuses) - failed
+    return {"total": total, "done": done, "failed": failed, "pending": total - done - failed}
