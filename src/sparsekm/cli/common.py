@@ -14,6 +14,7 @@ import math
 import os
 import sys
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -258,9 +259,31 @@ def stdout_to_stderr(active: bool = True) -> Iterator[None]:
         os.close(saved)
 
 
+_CAPTURE: ContextVar[list[tuple[Runner, RunOptions, dict[str, Any]]] | None] = \
+    ContextVar("sparsekm_capture", default=None)
+
+
+@contextlib.contextmanager
+def capture_runner_calls() -> Iterator[list[tuple[Runner, RunOptions, dict[str, Any]]]]:
+    """Inside this block :func:`run_command` records ``(runner, opts, params)`` instead of
+    running: how ``sparsekm bench`` turns a command's own options into its runner call, so an
+    experiment runs exactly what ``sparsekm solve`` runs (per thread / task)."""
+    calls: list[tuple[Runner, RunOptions, dict[str, Any]]] = []
+    token = _CAPTURE.set(calls)
+    try:
+        yield calls
+    finally:
+        _CAPTURE.reset(token)
+
+
 def run_command(fn: Runner, opts: RunOptions, json_out: bool, **params: Any) -> None:
     """Run a runner for the CLI: user errors as one line (exit 2), stdout kept clean for JSON,
-    the payload printed, a failed solve reported on stderr (exit 1)."""
+    the payload printed, a failed solve reported on stderr (exit 1). Under
+    :func:`capture_runner_calls` the call is recorded instead."""
+    calls = _CAPTURE.get()
+    if calls is not None:
+        calls.append((fn, opts, params))
+        return
     with cli_errors():
         with stdout_to_stderr(json_out):
             payload = fn(opts, **params)

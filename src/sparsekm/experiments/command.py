@@ -10,27 +10,13 @@ with no second translation of options to maintain.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from typing import Any
 
 __all__ = ["Command", "command"]
 
-_LOCK = threading.Lock()
 SKIP = {"json_out"}
-
-
-class _Captured(Exception):
-    """Raised in place of ``run_command`` to hand back the runner call of a command."""
-
-    def __init__(self, fn: Any, opts: Any, params: dict[str, Any]) -> None:
-        super().__init__("captured")
-        self.fn, self.opts, self.params = fn, opts, params
-
-
-def _capture(fn: Any, opts: Any, json_out: bool, **params: Any) -> None:
-    raise _Captured(fn, opts, params)
 
 
 @dataclass
@@ -71,27 +57,19 @@ class Command:
         from sparsekm.cli import common
 
         kwargs = {**self.defaults, **values, "json_out": True}
-        glb = self.function.__globals__
-        with _LOCK:  # the command calls `common.run_command` or its own imported name
-            saved = common.run_command, glb.get("run_command")
-            common.run_command = _capture
-            if "run_command" in glb:
-                glb["run_command"] = _capture
+        with common.capture_runner_calls() as calls:
             try:
                 self.function(**kwargs)
-            except _Captured as cap:
-                if cap.fn is not common.get_runner(self.action, self.problem):
-                    raise RuntimeError(f"`sparsekm {self.action} {self.problem}` calls another "
-                                       "runner than the one registered for it") from None
-                return asdict(cap.opts), dict(cap.params)
             except Exception as exc:  # the command refused the options before running
                 raise ValueError(f"`sparsekm {self.action} {self.problem}`: {exc}") from None
-            finally:
-                common.run_command = saved[0]
-                if saved[1] is not None:
-                    glb["run_command"] = saved[1]
-        raise RuntimeError(f"`sparsekm {self.action} {self.problem}` did not call run_command: "
-                           "it cannot run as an experiment")
+        if not calls:
+            raise RuntimeError(f"`sparsekm {self.action} {self.problem}` did not call "
+                               "run_command: it cannot run as an experiment")
+        fn, opts, params = calls[0]
+        if fn is not common.get_runner(self.action, self.problem):
+            raise RuntimeError(f"`sparsekm {self.action} {self.problem}` calls another runner "
+                               "than the one registered for it")
+        return asdict(opts), dict(params)
 
 
 @cache
