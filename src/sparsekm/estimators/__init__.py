@@ -5,6 +5,7 @@ from sparsekm.lazy import lazy
 _NAMES = {
     "CardinalityKernelSVC": "fs_kernel",    # paper A
     "CardinalityLinearSVC": "fs_linear",    # paper D
+    "SparseMKLClassifier": "smkl",          # paper B
 }
 __all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy(__name__, _NAMES)

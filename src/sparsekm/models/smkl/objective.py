@@ -20,6 +20,7 @@ from .problem import SMKLProblem
 __all__ = ["Evaluation", "evaluate", "smkl_objective", "solve_alpha"]
 
 SVM_TOL = 1e-6
+SVM_MAX_ITER = 1_000_000
 
 
 def solve_alpha(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None = None
@@ -28,9 +29,13 @@ def solve_alpha(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | Non
 
     ``alpha0`` is a warm start, used once the SMO engine with warm starts is available.
     """
+    import warnings
+
     from sparsekm.solvers.smo import solve_svm_dual
 
-    res = solve_svm_dual(K, y, C, tol=SVM_TOL, check_input=False)
+    with warnings.catch_warnings():  # an ill-conditioned K (huge unscaled polynomials) may
+        warnings.simplefilter("ignore")  # hit the cap; the duality certificate still holds
+        res = solve_svm_dual(K, y, C, tol=SVM_TOL, check_input=False, max_iter=SVM_MAX_ITER)
     return res.values["alpha"], float(res.values["b"])
 
 
