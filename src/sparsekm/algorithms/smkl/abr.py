@@ -62,7 +62,8 @@ def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, max_iter: int = 50, tol:
     cur = evaluate(problem, beta0)
     best: Evaluation = cur
     evals = [cur]
-    history = [{"iter": 0, "objective": cur.value, "support": cur.support, "accepted": True}]
+    history = [{"iter": 0, "objective": cur.value, "support": cur.support, "accepted": True,
+                "beta": cur.beta.tolist()}]
     nondec, term = 0, "iteration_limit"
     for t in range(1, max_iter + 1):
         if deadline is not None and deadline.expired():
@@ -85,7 +86,8 @@ def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, max_iter: int = 50, tol:
                         new, accepted = trial, True
                         break
         if not accepted:  # polish on the current support: a descent direction (see above)
-            face = beta_step(cur.d, lam, k0, tuple(np.flatnonzero(cur.beta <= 0)), forced)
+            off = tuple(sorted(set(np.flatnonzero(cur.beta <= 0).tolist()) - set(forced)))
+            face = beta_step(cur.d, lam, k0, off, forced)
             if not np.allclose(face, cur.beta, atol=1e-12, rtol=0):
                 for s in (1.0, 0.5, 0.25):
                     trial = evaluate(problem, cur.beta + s * (face - cur.beta), cur.alpha)
@@ -94,7 +96,7 @@ def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, max_iter: int = 50, tol:
                         new, accepted = trial, True
                         break
         history.append({"iter": t, "objective": new.value, "support": new.support,
-                        "accepted": accepted})
+                        "accepted": accepted, "beta": new.beta.tolist()})
         if not accepted:
             term = "converged"  # no best-response step decreases (4)
             break

@@ -27,7 +27,6 @@ __all__ = ["relaxation_result", "solve_conic"]
 # Largest model each solver takes in reasonable time/memory (measured on 2 cores, 24 GB):
 # the PSD block is (m+1) x (m+1); Clarabel's dense PSD cone is slow (m = 60: 20 s).
 PSD_LIMITS = {"clarabel": 80, "scs": 600}
-MINOR_LIMIT = 2000  # 3x3 minors in one model (CVXPY builds each minor separately)
 
 
 def _solver_for(plan: SolverPlan, cone: str, m: int) -> str:
