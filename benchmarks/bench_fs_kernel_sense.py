@@ -20,9 +20,9 @@ import numpy as np
 
 from sparsekm.algorithms.fs_kernel_core import FSKernelProblem, mask_from_indices
 from sparsekm.algorithms.fs_kernel_solve import solve_fs_kernel
-from sparsekm.solvers.smo import solve_svm_dual
 from sparsekm.data import Scaler, load_dataset, train_test_split
 from sparsekm.kernels import kernel_matrix
+from sparsekm.solvers.smo import solve_svm_dual
 
 OUT = Path(__file__).parent / "results" / "fs_kernel_sense.md"
 SMALL = ["cleveland", "diabetes", "wholesale", "breast_cancer_wisconsin", "haberman",

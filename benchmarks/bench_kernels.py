@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from sklearn.svm import SVC  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from sparsekm.solvers.smo import solve_svm_dual  # noqa: E402
 from sparsekm.kernels import MaskedKernel, kernel_matrix  # noqa: E402
+from sparsekm.solvers.smo import solve_svm_dual  # noqa: E402
 
 M, N, B = 300, 30, 15
 N_OPS = 200  # swaps timed in (a)

@@ -211,7 +211,7 @@ def render(results: dict) -> str:
         r = results[k]
         rel = r["relaxations"]
 
-        def rc(n: str) -> str:
+        def rc(n: str, rel: dict = rel) -> str:
             x = rel.get(n, {})
             if "value" not in x:
                 return "–"

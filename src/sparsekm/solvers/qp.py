@@ -30,7 +30,8 @@ class ConicQP:
     ``cones`` lists ``(kind, size)`` blocks of rows of A in order: ``"zero"`` (equalities),
     ``"nonneg"`` (A x <= b), ``"soc"`` (s_1 >= ||s_2:||) and ``"psd"`` (s = svec of a PSD
     n x n matrix: its upper triangle column by column, off-diagonals times sqrt(2), size
-    n(n+1)/2 -- Clarabel's convention; used by paper B's 3x3-minor relaxation (18)). ``P`` and ``A`` are scipy sparse;
+    n(n+1)/2 -- Clarabel's convention; used by paper B's 3x3-minor relaxation (18)).
+    ``P`` and ``A`` are scipy sparse;
     ``names`` maps a variable name to its slice of x (reported in ``Result.values``).
     """
 

@@ -82,7 +82,7 @@ def exact(problem: SMKLProblem, plan: SolverPlan | None = None, *, starts: int =
     """Best-first branch-and-bound on z with ABR incumbents and Lagrangian / (14) bounds."""
     plan = (plan or SolverPlan()).start()
     t0 = time.perf_counter()
-    clock, lam, k0, q = plan.clock, problem.lam, problem.k0, problem.q
+    clock, k0, q = plan.clock, problem.k0, problem.q
     pool = _Pool()
     rng = np.random.default_rng(seed)
     inc = None

@@ -110,7 +110,7 @@ def kelley(problem: SMKLProblem, *, S: np.ndarray | None = None, alphas: list | 
 
     for a, d in pool:
         certify(a, d)
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 - reported after the loop
         if deadline is not None and deadline.expired():
             term = "time_limit"
             break
@@ -154,7 +154,6 @@ def _perspective_value(beta: np.ndarray, k0: int) -> float:
     for r in range(k0):
         rest = b[r:].sum()
         nu = rest / (k0 - r)
-        if r == 0 or b[r - 1] >= nu:
-            if b[r] <= nu + 1e-15:
-                return float((b[:r] ** 2).sum() + nu * rest)
+        if (r == 0 or b[r - 1] >= nu) and b[r] <= nu + 1e-15:
+            return float((b[:r] ** 2).sum() + nu * rest)
     return float((b ** 2).sum())

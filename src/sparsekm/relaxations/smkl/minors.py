@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from sparsekm.models.smkl.misdp import conic_model
 from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination
@@ -140,7 +139,7 @@ def sdp_3x3(problem: SMKLProblem, plan: SolverPlan | None = None, *, batch: int 
     pairs: list[tuple[int, int]] = []
     term, res, rounds, viol_max = Termination.ITERATION_LIMIT, None, 0, np.inf
     alpha = beta_v = z_v = None
-    for rounds in range(1, max_rounds + 1):
+    for rounds in range(1, max_rounds + 1):  # noqa: B007 - reported after the loop
         qp = minor_model(problem, pairs)
         res = solve(qp, solver=solver, time_limit=plan.clock.cap(plan.subproblem_time_limit),
                     **opts)
