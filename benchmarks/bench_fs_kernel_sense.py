@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from sparsekm.algorithms.fs_kernel_core import FSKernelProblem, mask_from_indices
 from sparsekm.algorithms.fs_kernel_solve import solve_fs_kernel
+
 from sparsekm.data import Scaler, load_dataset, train_test_split
 from sparsekm.kernels import kernel_matrix
 from sparsekm.solvers.smo import solve_svm_dual

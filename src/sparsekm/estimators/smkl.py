@@ -6,13 +6,14 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .base import BinaryClassifierMixin
 
 __all__ = ["SparseMKLClassifier"]
 
 
-class SparseMKLClassifier(ClassifierMixin, BaseEstimator):
+class SparseMKLClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """SVM on a sparse convex combination of at most ``k0`` kernels (paper B, eq. (4)).
 
     Parameters
@@ -77,13 +78,7 @@ class SparseMKLClassifier(ClassifierMixin, BaseEstimator):
         from sparsekm.models.smkl.problem import SMKLProblem
         from sparsekm.solvers import SolverPlan
 
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        self.classes_ = unique_labels(y)
-        if self.classes_.size != 2:
-            raise ValueError(f"Only binary classification is supported: y has "
-                             f"{self.classes_.size} classes; wrap it in "
-                             "sklearn.multiclass.OneVsRestClassifier")
-        ypm = np.where(y == self.classes_[1], 1.0, -1.0)
+        X, ypm = self._binary_targets(X, y)
         entry = registry.get("smkl", "method", self.method)
         problem = SMKLProblem(X, ypm, self.kernels, self.k0, self.C, self.lam, self.normalize)
         plan = SolverPlan(solver=self.solver, relax_solver=self.solver,
@@ -116,13 +111,3 @@ class SparseMKLClassifier(ClassifierMixin, BaseEstimator):
         for spec, s, w in zip(self._specs, self._scale, self.weights_[self.support_]):
             out += (w * s) * (spec(X, self._sv_X) @ self._sv_coef)
         return out
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The class of the sign of :meth:`decision_function`."""
-        d = self.decision_function(X)
-        return np.where(d >= 0, self.classes_[1], self.classes_[0])
-
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
