@@ -126,9 +126,10 @@ def exact(problem: SMKLProblem, plan: SolverPlan | None = None, *, starts: int =
                 from sparsekm.models.smkl.objective import evaluate
 
                 inc = evaluate(problem, r["beta"])
-            if r["termination"] == "time_limit":
+            if r["termination"] in ("time_limit", "error") and r["bound"] < cutoff():
                 heapq.heappush(heap, (max(lb, r["bound"]), next(counter), (I0, I1)))
-                term = Termination.TIME_LIMIT
+                term = Termination.TIME_LIMIT if r["termination"] == "time_limit" \
+                    else Termination.ERROR
                 break
             closed_lb = min(closed_lb, max(lb, r["bound"]))
             continue

@@ -115,7 +115,11 @@ def kelley(problem: SMKLProblem, *, S: np.ndarray | None = None, alphas: list | 
             term = "time_limit"
             break
         cuts = [(float(a.sum()), d) for a, d in pool]
-        beta, mu, _ = _master(problem, S, cuts, solver)
+        try:
+            beta, mu, _ = _master(problem, S, cuts, solver)
+        except RuntimeError:  # a failed master ends the run; bound and incumbent stay valid
+            term = "error"
+            break
         a_mu = sum(m * a for m, (a, _) in zip(mu, pool) if m > 0)
         d_mu = problem.dictionary.quad_forms(a_mu * problem.y)
         certify(a_mu, d_mu)
