@@ -16,7 +16,8 @@ Per dataset:
   single-kernel SVC with kernel and C chosen by k-fold CV.
 
 Caps (2 shared cores): CV folds 10 for m_train <= 300, 5 up to 1100, spambase uses the
-paper's own (C = 5, lam = 0.01) with k0 = 2 and no CV and a 3-fold single-SVC CV;
+paper's own (C = 5, lam = 0.01) with k0 = 2 and no CV, and a 3-fold single-SVC CV over
+C in {1, 10, 100};
 exact method 300 s; each relaxation 300 s.
 
 Usage: PYTHONPATH=src python benchmarks/bench_smkl.py [--datasets a,b] [--render]
@@ -139,8 +140,10 @@ def run_dataset(key: str, name: str) -> dict:
                                                  "open_nodes")})
     for base in ("average", "easymkl", "cka"):
         record(base, get("method", base)(p))
-    single_folds = 3 if key == "spambase" else (10 if m <= 300 else 5)
-    record("single", get("method", "single")(p, folds=single_folds))
+    if key == "spambase":  # 3 folds, 3 values of C (each fit on ~2450 rows takes seconds)
+        record("single", get("method", "single")(p, folds=3, Cs=(1.0, 10.0, 100.0)))
+    else:
+        record("single", get("method", "single")(p, folds=10 if m <= 300 else 5))
     relax = {}
     for rname in ("soc-basis", "soc-random", "sdp-3x3", "sdp-full", "sdp-full-cp"):
         if rname == "sdp-full" and m > 300:
@@ -227,7 +230,21 @@ def render(results: dict) -> str:
                  f"{ex['status']} | {_f(PAPER[k][2])} | {_f(PAPER[k][3])} | "
                  f"{_f(PAPER[k][4])} |")
     L += ["", "Note: the paper's objective values use its own hyperparameters and split; they "
-          "are shown for shape, not as the same instances."]
+          "are shown for shape, not as the same instances.", "", "## Against the goals", ""]
+    acc = {mm: np.mean([100 * results[k]["methods"][mm]["test_acc"] for k in keys])
+           for mm in ("abr", "abr-5starts", "exact", "single")}
+    kmax = max(results[k]["methods"]["abr"]["nnz"] for k in keys)
+    faster = sum(results[k]["methods"]["abr"]["time_s"] < PAPER[k][1] for k in keys)
+    gaps = [results[k]["methods"]["exact"]["gap"] for k in keys]
+    L += [f"- Mean test accuracy over {len(keys)} datasets: ABR {acc['abr']:.1f} % "
+          f"(5 starts {acc['abr-5starts']:.1f} %, exact optimum {acc['exact']:.1f} %) vs the "
+          f"CV-tuned single-kernel SVC {acc['single']:.1f} % (here) / 91.7 % (reference); "
+          f"ABR uses at most {kmax} kernel(s).",
+          f"- ABR fit time below the paper's Algorithm 1 time on {faster} of {len(keys)} "
+          "datasets (one random start, after CV; the paper's machine differs).",
+          f"- Certified gap on every dataset: {all(g is not None for g in gaps)}; exact optimum "
+          f"proven (gap <= 1e-4) on {sum(g is not None and g <= 1e-4 for g in gaps)} of "
+          f"{len(keys)}; largest gap {100 * max(g for g in gaps if g is not None):.4f} %."]
     return "\n".join(L) + "\n"
 
 
@@ -235,9 +252,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--datasets", default=",".join(k for k, _ in DATASETS))
     ap.add_argument("--render", action="store_true", help="only re-render the markdown")
+    ap.add_argument("--out", default=str(OUT), help="JSON file (merged into the tables)")
     args = ap.parse_args()
     RES.mkdir(exist_ok=True)
-    results = json.loads(OUT.read_text()) if OUT.exists() else {}
+    out = Path(args.out)
+    results = json.loads(out.read_text()) if out.exists() else {}
+    for extra in RES.glob("smkl_tables*.json"):  # partial runs written with --out
+        if extra != out:
+            results = {**json.loads(extra.read_text()), **results}
     if not args.render:
         warnings.simplefilter("ignore")
         wanted = args.datasets.split(",")
@@ -245,7 +267,7 @@ def main() -> None:
             if key in wanted:
                 print(f"== {key}", flush=True)
                 results[key] = run_dataset(key, name)
-                OUT.write_text(json.dumps(results, indent=1, default=float))
+                out.write_text(json.dumps(results, indent=1, default=float))
                 (RES / "smkl_tables.md").write_text(render(results))
     (RES / "smkl_tables.md").write_text(render(results))
 

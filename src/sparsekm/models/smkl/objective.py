@@ -24,10 +24,12 @@ SVM_MAX_ITER = 1_000_000
 
 
 def solve_alpha(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None = None
-                ) -> tuple[np.ndarray, float]:
-    """The alpha-subproblem (7): SVM dual on a precomputed kernel -> (alpha, b).
+                ) -> tuple[np.ndarray, float, float, float]:
+    """The alpha-subproblem (7): SVM dual on a precomputed kernel.
 
-    ``alpha0`` is a warm start, used once the SMO engine with warm starts is available.
+    Returns (alpha, b, dual value, primal value P(alpha, b*)): max of (7) lies between the two
+    (weak duality). ``alpha0`` is a warm start, used once the SMO engine with warm starts is
+    available (switch: ``solve_svm_dual(K, y, C, alpha0=alpha0, backend="smo")``).
     """
     import warnings
 
@@ -36,7 +38,9 @@ def solve_alpha(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | Non
     with warnings.catch_warnings():  # an ill-conditioned K (huge unscaled polynomials) may
         warnings.simplefilter("ignore")  # hit the cap; the duality certificate still holds
         res = solve_svm_dual(K, y, C, tol=SVM_TOL, check_input=False, max_iter=SVM_MAX_ITER)
-    return res.values["alpha"], float(res.values["b"])
+    # solve_svm_dual minimizes D = 1/2 a'Qa - 1'a: (7) = -D, and its bound is -P
+    return res.values["alpha"], float(res.values["b"]), -float(res.objective), \
+        -float(res.bound)
 
 
 @dataclass
@@ -59,18 +63,12 @@ class Evaluation:
 def evaluate(problem: SMKLProblem, beta: np.ndarray, alpha0: np.ndarray | None = None
              ) -> Evaluation:
     """Solve the SVM (7) on K(beta) and evaluate (4) and its certified upper value."""
-    from sparsekm.solvers.smo import svm_duality
-
     beta = np.asarray(beta, dtype=float)
     K = problem.dictionary.combine(beta)
-    alpha, b = solve_alpha(K, problem.y, problem.C, alpha0)
-    v = alpha * problem.y
-    g = K @ v
-    primal, _, b_star = svm_duality(K, problem.y, alpha, problem.C, g=g)
+    alpha, b, dual, primal = solve_alpha(K, problem.y, problem.C, alpha0)
     ridge = problem.lam * float(beta @ beta)
-    value = float(alpha.sum() - 0.5 * v @ g) + ridge
-    d = problem.dictionary.quad_forms(v)
-    return Evaluation(beta, alpha, b, value, max(primal + ridge, value), d)
+    d = problem.dictionary.quad_forms(alpha * problem.y)
+    return Evaluation(beta, alpha, b, dual + ridge, max(primal, dual) + ridge, d)
 
 
 def smkl_objective(problem: SMKLProblem, beta: np.ndarray) -> float:
