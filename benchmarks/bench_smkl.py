@@ -11,7 +11,8 @@ Per dataset:
 * ABR warm-started from (14) (cutting planes) and from (18) (minor generation) (Table 5);
 * the exact branch-and-bound at the chosen parameters: objective, certified bound, gap;
 * relaxation values and certified bounds: SOC (16), SOC random (17), 3x3 (18), full SDP (14)
-  as a conic SDP (SCS, only m <= 300) and by cutting planes (Table 6);
+  as a conic SDP (SCS, only m <= 250: at m = 280
+  SCS hit the 300 s cap without meeting its tolerances) and by cutting planes (Table 6);
 * baselines at the chosen C: AverageMKL, EasyMKL (lam_easy = 0.1), constrained CKA, and the
   single-kernel SVC with kernel and C chosen by k-fold CV.
 
@@ -146,8 +147,8 @@ def run_dataset(key: str, name: str) -> dict:
         record("single", get("method", "single")(p, folds=10 if m <= 300 else 5))
     relax = {}
     for rname in ("soc-basis", "soc-random", "sdp-3x3", "sdp-full", "sdp-full-cp"):
-        if rname == "sdp-full" and m > 300:
-            relax[rname] = {"skipped": f"m = {m} > 300 (SCS time cap)"}
+        if rname == "sdp-full" and m > 250:
+            relax[rname] = {"skipped": f"m = {m} > 250 (SCS time cap)"}
             continue
         try:
             r = get("relaxation", rname)(p, SolverPlan(time_limit=300, subproblem_time_limit=300))
@@ -159,6 +160,21 @@ def run_dataset(key: str, name: str) -> dict:
         print(f"  {key} relax {rname}: {relax[rname]}", flush=True)
     out["methods"], out["relaxations"] = rows, relax
     return out
+
+
+def retime(r: dict, name: str) -> float:
+    """Median wall time of 3 ABR fits (one random start) at the dataset's chosen parameters."""
+    ds = load_dataset(name, missing="zero")
+    train, _ = train_test_split(ds, test_size=0.2, seed=0)
+    X = Scaler("standard").fit(train.X).transform(train.X)
+    p = SMKLProblem(X, train.y, "paper10", r["k0"], r["C"], r["lam"])
+    abr = registry.get("smkl", "method", "abr")
+    times = []
+    for _ in range(3):
+        t = time.perf_counter()
+        abr(p, seed=0)
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
 
 
 def _f(x, fmt=".2f") -> str:
@@ -193,14 +209,16 @@ def render(results: dict) -> str:
         for mm in meth + ["abr-warm-sdp-full-cp", "abr-warm-sdp-3x3"])
         + f" | {np.mean([PAPER[k][0] for k in keys]):.1f} |")
     L += ["", "## Kernels used (|beta_j| > 1e-3) (Table 3) and fit time in s (Table 4)", "",
-          "| dataset | " + " | ".join(f"{mm} nnz" for mm in meth) + " | ABR time | ABR 5 starts "
-          "time | exact time | CV time (ABR grid) | paper Alg. 1 time |",
-          "|---|" + "---|" * (len(meth) + 5)]
+          "| dataset | " + " | ".join(f"{mm} nnz" for mm in meth) + " | ABR time | ABR time "
+          "(re-timed, final code) | ABR 5 starts time | exact time | CV time (ABR grid) | "
+          "paper Alg. 1 time |",
+          "|---|" + "---|" * (len(meth) + 6)]
     for k in keys:
         r = results[k]["methods"]
         L.append(f"| {k} | " + " | ".join(str(r[mm]["nnz"]) for mm in meth) + " | "
-                 + " | ".join(_f(r[mm]["time_s"], ".3f") for mm in ("abr", "abr-5starts",
-                                                                      "exact"))
+                 + _f(r["abr"]["time_s"], ".3f") + " | "
+                 + _f(results[k].get("abr_retime_s"), ".3f") + " | "
+                 + " | ".join(_f(r[mm]["time_s"], ".3f") for mm in ("abr-5starts", "exact"))
                  + f" | {results[k]['cv_time_s']:.0f} | {PAPER[k][1]:.3f} |")
     L += ["", "## Objective (4) and certified bounds (Tables 6, 7)", "",
           "Relaxation columns: relaxation value / certified lower bound on (4) from its "
@@ -234,7 +252,8 @@ def render(results: dict) -> str:
     acc = {mm: np.mean([100 * results[k]["methods"][mm]["test_acc"] for k in keys])
            for mm in ("abr", "abr-5starts", "exact", "single")}
     kmax = max(results[k]["methods"]["abr"]["nnz"] for k in keys)
-    faster = sum(results[k]["methods"]["abr"]["time_s"] < PAPER[k][1] for k in keys)
+    faster = sum(results[k].get("abr_retime_s", results[k]["methods"]["abr"]["time_s"])
+                 < PAPER[k][1] for k in keys)
     gaps = [results[k]["methods"]["exact"]["gap"] for k in keys]
     L += [f"- Mean test accuracy over {len(keys)} datasets: ABR {acc['abr']:.1f} % "
           f"(5 starts {acc['abr-5starts']:.1f} %, exact optimum {acc['exact']:.1f} %) vs the "
@@ -253,6 +272,8 @@ def main() -> None:
     ap.add_argument("--datasets", default=",".join(k for k, _ in DATASETS))
     ap.add_argument("--render", action="store_true", help="only re-render the markdown")
     ap.add_argument("--out", default=str(OUT), help="JSON file (merged into the tables)")
+    ap.add_argument("--retime", action="store_true",
+                    help="re-time ABR (median of 3 fits) at the chosen parameters")
     args = ap.parse_args()
     RES.mkdir(exist_ok=True)
     out = Path(args.out)
@@ -260,7 +281,14 @@ def main() -> None:
     for extra in RES.glob("smkl_tables*.json"):  # partial runs written with --out
         if extra != out:
             results = {**json.loads(extra.read_text()), **results}
-    if not args.render:
+    if args.retime:
+        warnings.simplefilter("ignore")
+        for key, name in DATASETS:
+            if key in results:
+                results[key]["abr_retime_s"] = retime(results[key], name)
+                print(key, results[key]["abr_retime_s"], flush=True)
+        out.write_text(json.dumps(results, indent=1, default=float))
+    elif not args.render:
         warnings.simplefilter("ignore")
         wanted = args.datasets.split(",")
         for key, name in DATASETS:

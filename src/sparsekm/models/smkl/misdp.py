@@ -92,7 +92,8 @@ def conic_model(problem: SMKLProblem, *, integer: bool = False, cone: str = "psd
             rng = np.random.default_rng(seed)
             Xv = rng.standard_normal((m, n_vectors))
             Xv /= np.linalg.norm(Xv, axis=0)
-            quad = np.einsum("jl,qjk,kl->lq", Xv, K, Xv)  # (L, q): x_l' K_i x_l
+            quad = np.stack([np.einsum("jl,jl->l", Xv, K[i] @ Xv) for i in range(q)],
+                            axis=1)  # (L, q): x_l' K_i x_l, BLAS products
             cons.append(rot(theta * np.ones(n_vectors), quad @ beta, Xv.T @ gamma))
         elif cone == "3x3":
             for j in range(m - 1):
