@@ -48,7 +48,7 @@ def main() -> None:
             try:
                 r = registry.get("smkl", "relaxation", name)(
                     p, SolverPlan(relax_solver="scs" if name == "sdp-full" else None,
-                                  time_limit=600, subproblem_time_limit=600))
+                                  time_limit=300, subproblem_time_limit=300))
                 minors = (f"{r.extra['minors']} / {r.extra['all_minors']}"
                           if "minors" in r.extra else "")
                 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6

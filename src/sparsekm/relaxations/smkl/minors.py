@@ -138,14 +138,17 @@ def sdp_3x3(problem: SMKLProblem, plan: SolverPlan | None = None, *, batch: int 
         if solver == "clarabel" else {}
     pairs: list[tuple[int, int]] = []
     term, res, rounds, viol_max = Termination.ITERATION_LIMIT, None, 0, np.inf
-    alpha = beta_v = z_v = None
+    alpha = beta_v = z_v = last_ok = None
+    failed = ""
     for rounds in range(1, max_rounds + 1):  # noqa: B007 - reported after the loop
         qp = minor_model(problem, pairs)
         res = solve(qp, solver=solver, time_limit=plan.clock.cap(plan.subproblem_time_limit),
                     **opts)
-        if not res.has_solution:
-            term = res.termination
+        if not res.has_solution:  # keep the last solved round: a valid relaxation of (18)
+            term, failed = res.termination, res.message
+            res = last_ok
             break
+        last_ok = res
         v = res.values
         beta_v, z_v = np.clip(v["beta"], 0, None), v["z"]
         if res.raw is not None and hasattr(res.raw, "z"):
@@ -168,7 +171,8 @@ def sdp_3x3(problem: SMKLProblem, plan: SolverPlan | None = None, *, batch: int 
                              beta=beta_v, z=z_v, method="sdp-3x3", t0=t0,
                              solver="" if res is None else res.solver, termination=term,
                              minors=len(pairs), rounds=rounds, max_violation=viol_max,
-                             all_minors=problem.m * (problem.m - 1) // 2)
+                             all_minors=problem.m * (problem.m - 1) // 2,
+                             failed_round=failed)
 
 
 @register("smkl", "relaxation", "sdp-full-cp", paper="B", ref="eq. (14), Proposition 4",
