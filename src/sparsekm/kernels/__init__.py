@@ -48,3 +48,4 @@ __all__ = [
     "sigmoid_kernel",
     "symmetrize",
 ]
+from .dictionary import KernelDictionary, parse_kernels  # noqa: E402,F401 - paper B
