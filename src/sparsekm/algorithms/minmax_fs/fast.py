@@ -1,0 +1,162 @@
+"""The fast route to paper E's (14): projected quasi-Newton on the value function.
+
+(14) is min_{gamma >= 0} f(gamma) = C2 ||gamma||_p^p + (1 - C2) V(gamma), with V(gamma) the
+optimal value of the SVM dual (12) at K_gamma. Each evaluation solves that SVM (warm-started
+from the previous alpha once the engine accepts it) and gets dV/dgamma by Danskin's theorem
+(:func:`sparsekm.models.minmax_fs.lower_level`); L-BFGS-B (scipy) handles gamma >= 0.
+
+The penalty: for p = 1, ||gamma||_1 = sum_j gamma_j is linear on gamma >= 0 (smooth there);
+for p > 1 it is smooth (gradient p gamma^(p-1), 0 at 0). For p < 1 it is concave and not
+Lipschitz at 0 (the gradient is +inf there, so every gamma_j = 0 is stationary); we minimize
+the smoothed penalty sum_j (gamma_j + eps)^p by majorization-minimization: each outer step
+solves the weighted-l1 problem with weights p (gamma_j^k + eps)^(p-1) (the tangent of the
+concave penalty, an upper bound), which decreases the smoothed objective monotonically
+(reweighted l1, Candes, Wakin & Boyd 2008).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from sparsekm.models.minmax_fs import LowerLevel, MinMaxFSProblem, lower_level
+from sparsekm.models.minmax_fs.lower import SVM_TOL, penalty_gradient
+from sparsekm.registry import register
+from sparsekm.solvers import SolverPlan, Termination
+
+from .common import finish
+
+__all__ = ["fast", "minimize_value_function"]
+
+
+class _Stop(Exception):
+    """Raised inside the objective when the time budget is spent."""
+
+
+class _Objective:
+    """f(u) = C2 pen(s u) + (1 - C2) V(s u) and its gradient, gamma = s u (s = scale)."""
+
+    def __init__(self, problem: MinMaxFSProblem, scale: float, weights: np.ndarray | None,
+                 svm_tol: float, clock: Any) -> None:
+        self.problem, self.scale, self.weights = problem, scale, weights
+        self.svm_tol, self.clock = svm_tol, clock
+        self.last: LowerLevel | None = None
+        self.evals = 0
+        self.svm_time = 0.0
+
+    def penalty(self, g: np.ndarray) -> tuple[float, np.ndarray]:
+        if self.weights is not None:           # weighted l1 (p = 1, or an MM step for p < 1)
+            return float(self.weights @ g), self.weights
+        return self.problem.penalty(g), penalty_gradient(g, self.problem.p)
+
+    def __call__(self, u: np.ndarray) -> tuple[float, np.ndarray]:
+        if self.clock.expired():
+            raise _Stop
+        g = np.maximum(u, 0.0) * self.scale
+        alpha0 = None if self.last is None else self.last.alpha
+        ll = lower_level(self.problem, g, alpha0=alpha0, tol=self.svm_tol)
+        self.last = ll
+        self.evals += 1
+        self.svm_time += ll.time_s
+        pen, dpen = self.penalty(g)
+        C2 = self.problem.C2
+        f = C2 * pen + (1.0 - C2) * ll.value
+        grad = (C2 * dpen + (1.0 - C2) * ll.grad) * self.scale
+        return f, grad
+
+
+def minimize_value_function(problem: MinMaxFSProblem, gamma0: np.ndarray, clock: Any, *,
+                            weights: np.ndarray | None = None, tol: float = 1e-6,
+                            max_iter: int = 1000, svm_tol: float = SVM_TOL,
+                            memory: int = 20) -> tuple[np.ndarray, dict[str, Any]]:
+    """L-BFGS-B on f over gamma >= 0 from ``gamma0``; returns (gamma, info).
+
+    gamma is scaled by s = max(gamma0) so that the start is u = gamma0 / s in [0, 1]. It stops
+    when the projected gradient (in u) is below ``tol * max(1, |f(gamma0)|)`` or the relative
+    decrease of f below ``tol^2``, or when ``clock`` expires.
+    """
+    from scipy.optimize import minimize
+
+    scale = float(gamma0.max()) if gamma0.max() > 0 else 1.0
+    obj = _Objective(problem, scale, weights, svm_tol, clock)
+    u0 = gamma0 / scale
+    f0, _ = obj(u0)
+    best = {"u": u0.copy(), "f": f0}
+
+    def fun(u: np.ndarray) -> tuple[float, np.ndarray]:
+        f, g = obj(u)
+        if f < best["f"]:
+            best["u"], best["f"] = np.maximum(u, 0.0).copy(), f
+        return f, g
+
+    info: dict[str, Any] = {"termination": Termination.CONVERGED, "converged": True,
+                            "iterations": 0}
+    u, f_ref = u0, f0
+    try:
+        for _ in range(4):      # restart while the tolerance, relative to f, has shrunk
+            res = minimize(fun, u, jac=True, method="L-BFGS-B",
+                           bounds=[(0.0, None)] * problem.n,
+                           options={"maxiter": max_iter, "maxcor": memory, "ftol": tol * tol,
+                                    "gtol": tol * max(1.0, abs(f_ref)), "maxls": 40})
+            info["message"] = str(res.message)
+            info["iterations"] += int(res.nit)
+            u = np.maximum(res.x, 0.0) if res.fun <= best["f"] else best["u"]
+            if res.status == 1:
+                info.update(termination=Termination.ITERATION_LIMIT, converged=False)
+                break
+            if res.status != 0:
+                info["converged"] = False   # e.g. ABNORMAL line search: noise floor of V
+                break
+            if abs(res.fun) >= 0.5 * abs(f_ref) or abs(res.fun) <= 1.0:
+                break
+            f_ref = res.fun
+    except _Stop:
+        info.update(termination=Termination.TIME_LIMIT, converged=False,
+                    message="time limit: best point so far")
+        u = best["u"]
+    info.update(evaluations=obj.evals, svm_time_s=obj.svm_time)
+    return u * scale, info
+
+
+@register("minmax-fs", "method", "fast", paper="E",
+          ref="eq. (14) (value function + Danskin gradient, L-BFGS-B)", problem_class="NLP")
+def fast(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: Any = None,
+         tol: float = 1e-6, max_iter: int = 1000, svm_tol: float = SVM_TOL,
+         eps: float = 1e-3, max_outer: int = 30) -> Any:
+    """Local optimum of (14) by L-BFGS-B on gamma, one SVM dual solve per evaluation.
+
+    ``gamma0``: start (scalar -> every feature, as Algorithm 1's NO-FS start; None -> 1/n).
+    ``tol``: relative stopping tolerance (projected gradient and decrease of f).
+    ``eps``, ``max_outer``: smoothing and outer steps of the reweighted-l1 scheme for p < 1
+    (``eps`` relative to max(gamma0)).
+    """
+    plan = (plan or SolverPlan()).start()
+    t0 = time.perf_counter()
+    g0 = problem.start(gamma0)
+    start = lower_level(problem, g0, tol=svm_tol)
+    p = problem.p
+    if p >= 1.0:
+        gamma, info = minimize_value_function(problem, g0, plan.clock, tol=tol,
+                                              max_iter=max_iter, svm_tol=svm_tol)
+        outer = 1
+    else:
+        e = eps * (float(g0.max()) if g0.max() > 0 else 1.0)
+        gamma, info, outer = g0, {}, 0
+        prev = np.inf
+        for outer in range(1, max_outer + 1):
+            w = p * (gamma + e) ** (p - 1.0)
+            gamma, info = minimize_value_function(problem, gamma, plan.clock, weights=w,
+                                                  tol=tol, max_iter=max_iter,
+                                                  svm_tol=svm_tol)
+            ll = lower_level(problem, gamma, tol=svm_tol)
+            cur = problem.C2 * float(np.sum((gamma + e) ** p)) + (1 - problem.C2) * ll.value
+            plan.progress(f"minmax-fs fast: MM step {outer}, smoothed objective {cur:.8g}")
+            if info["termination"] is Termination.TIME_LIMIT or prev - cur <= tol * abs(cur):
+                break
+            prev = cur
+    info["outer_iterations"] = outer
+    return finish(problem, gamma, start, method="fast", solver="L-BFGS-B+libsvm",
+                  termination=info.pop("termination"), converged=info.pop("converged"),
+                  t0=t0, extra=info, message=info.get("message", ""))
