@@ -51,8 +51,8 @@ class _Objective:
             return float(self.weights @ g), self.weights
         return self.problem.penalty(g), penalty_gradient(g, self.problem.p)
 
-    def __call__(self, u: np.ndarray) -> tuple[float, np.ndarray]:
-        if self.clock.expired():
+    def __call__(self, u: np.ndarray, check: bool = True) -> tuple[float, np.ndarray]:
+        if check and self.clock.expired():
             raise _Stop
         g = np.maximum(u, 0.0) * self.scale
         alpha0 = None if self.last is None else self.last.alpha
@@ -82,7 +82,7 @@ def minimize_value_function(problem: MinMaxFSProblem, gamma0: np.ndarray, clock:
     scale = float(gamma0.max()) if gamma0.max() > 0 else 1.0
     obj = _Objective(problem, scale, weights, svm_tol, clock)
     u0 = gamma0 / scale
-    f0, _ = obj(u0)
+    f0, _ = obj(u0, check=False)
     best = {"u": u0.copy(), "f": f0}
 
     def fun(u: np.ndarray) -> tuple[float, np.ndarray]:

@@ -94,7 +94,7 @@ def outer_fold(task: dict[str, Any]) -> dict[str, Any]:
                    "solver_objective": res.extra.get("solver_objective"),
                    "status": res.status.value, "time_s": res.time_s,
                    "kkt": res.extra["kkt"], "returned_start": res.extra["returned_start"],
-                   "raw_svm_gap": res.extra.get("raw_svm_gap"),
+                   "lower_level_gap": res.extra.get("lower_level_gap"),
                    "evaluations": res.extra.get("evaluations"),
                    "test_correct": _correct(predict_scores(Xtr, ytr, res, Xte), yte),
                    "train_correct": _correct(predict_scores(Xtr, ytr, res, Xtr), ytr),
