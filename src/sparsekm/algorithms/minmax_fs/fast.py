@@ -68,7 +68,7 @@ class _Objective:
 
 
 def minimize_value_function(problem: MinMaxFSProblem, gamma0: np.ndarray, clock: Any, *,
-                            weights: np.ndarray | None = None, tol: float = 1e-6,
+                            weights: np.ndarray | None = None, tol: float = 1e-8,
                             max_iter: int = 1000, svm_tol: float = SVM_TOL,
                             memory: int = 20) -> tuple[np.ndarray, dict[str, Any]]:
     """L-BFGS-B on f over gamma >= 0 from ``gamma0``; returns (gamma, info).
@@ -95,7 +95,7 @@ def minimize_value_function(problem: MinMaxFSProblem, gamma0: np.ndarray, clock:
                             "iterations": 0}
     u, f_ref = u0, f0
     try:
-        for _ in range(4):      # restart while the tolerance, relative to f, has shrunk
+        for _ in range(12):     # restart while the tolerance, relative to f, has shrunk
             res = minimize(fun, u, jac=True, method="L-BFGS-B",
                            bounds=[(0.0, None)] * problem.n,
                            options={"maxiter": max_iter, "maxcor": memory, "ftol": tol * tol,
@@ -123,12 +123,14 @@ def minimize_value_function(problem: MinMaxFSProblem, gamma0: np.ndarray, clock:
 @register("minmax-fs", "method", "fast", paper="E",
           ref="eq. (14) (value function + Danskin gradient, L-BFGS-B)", problem_class="NLP")
 def fast(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: Any = None,
-         tol: float = 1e-6, max_iter: int = 1000, svm_tol: float = SVM_TOL,
+         tol: float = 1e-8, max_iter: int = 1000, svm_tol: float = SVM_TOL,
          eps: float = 1e-3, max_outer: int = 30) -> Any:
     """Local optimum of (14) by L-BFGS-B on gamma, one SVM dual solve per evaluation.
 
     ``gamma0``: start (scalar -> every feature, as Algorithm 1's NO-FS start; None -> 1/n).
-    ``tol``: relative stopping tolerance (projected gradient and decrease of f).
+    ``tol``: relative stopping tolerance (projected gradient and decrease of f). Measured
+    (colorectal, lymphoma fold 0): 1e-6 stops 3e-4 above Ipopt's objective, 1e-8 matches or
+    beats it for 2-4x the evaluations.
     ``eps``, ``max_outer``: smoothing and outer steps of the reweighted-l1 scheme for p < 1
     (``eps`` relative to max(gamma0)).
     """

@@ -121,6 +121,8 @@ def kkt_residual(problem: MinMaxFSProblem, ll: LowerLevel) -> dict[str, float]:
     stationary). ``complementarity``: (1 - C2) max_i max(lambda0_i a_i, lambdaC_i (C - a_i)),
     the products of the bounds of lambda0, lambdaC with their multipliers. ``feasibility``:
     max |(20b)|. ``kkt_residual``: the largest of the three (same units as the objective).
+    ``scaled_stationarity``: stationarity * max(gamma) / max(1, |f|), the first-order change
+    of f, relative to f, from moving gamma by its own size (scale-free across data sets).
     """
     D = 1.0 - problem.C2
     g = ll.gamma
@@ -135,5 +137,7 @@ def kkt_residual(problem: MinMaxFSProblem, ll: LowerLevel) -> dict[str, float]:
     y = problem.y
     row = y * (K @ (ll.alpha * y)) - 1.0 + ll.b * y - ll.lambda0 + ll.lambdaC
     feas = float(np.abs(row).max())
+    f = abs(problem.objective(g, ll.value))
+    scaled = stat * float(g.max(initial=0.0)) / max(1.0, f)
     return {"kkt_residual": max(stat, comp, feas), "stationarity": stat,
-            "complementarity": comp, "feasibility": feas}
+            "complementarity": comp, "feasibility": feas, "scaled_stationarity": scaled}
