@@ -35,10 +35,11 @@ __all__ = ["MODEL_TERM_LIMIT", "check_model_size", "epigraph_model", "kernel_ter
            "lower_dual_model", "minmax_model", "single_level_model"]
 
 # Largest number of kernel terms m(m-1)/2 * n a Pyomo model is built with. Measured on this
-# machine (benchmarks/results/minmax_fs_models.md): building costs ~10 us per term, Ipopt via
-# the Pyomo compile differentiates every term in Python at each iteration, SCIP's expression
-# graph grows with it.
-MODEL_TERM_LIMIT = {"ipopt": 200_000, "scip": 20_000, "default": 200_000}
+# machine (benchmarks/results/minmax_fs_routes.md): Ipopt through the solver layer's Pyomo
+# compile differentiates every term in Python at each iteration, 250 s for (20) with m = 20,
+# n = 30 (5,700 terms) against 0.8 s for the numpy callbacks; SCIP's expression graph and
+# relaxations grow with the terms as well.
+MODEL_TERM_LIMIT = {"ipopt": 20_000, "scip": 20_000, "default": 200_000}
 
 
 def kernel_terms(problem: MinMaxFSProblem) -> int:
