@@ -73,51 +73,61 @@ def minimize_value_function(problem: MinMaxFSProblem, gamma0: np.ndarray, clock:
                             memory: int = 20) -> tuple[np.ndarray, dict[str, Any]]:
     """L-BFGS-B on f over gamma >= 0 from ``gamma0``; returns (gamma, info).
 
-    gamma is scaled by s = max(gamma0) so that the start is u = gamma0 / s in [0, 1]. It stops
-    when the projected gradient (in u) is below ``tol * max(1, |f(gamma0)|)`` or the relative
-    decrease of f below ``tol^2``, or when ``clock`` expires.
+    gamma = s u with s = max(gamma) at the start of each run (u in [0, 1]); a run stops when
+    the projected gradient in u is below ``tol * max(1, |f|)`` (f at the run's start), i.e.
+    when moving gamma by its own size changes f by less than ``tol`` relative. Runs restart
+    (new s, new tolerance, fresh memory) while the previous one moved gamma's scale or halved
+    f (from the NO-FS start gamma grows 10-10^4x and f drops 10-10^4x); at most 12 runs.
     """
     from scipy.optimize import minimize
 
-    scale = float(gamma0.max()) if gamma0.max() > 0 else 1.0
-    obj = _Objective(problem, scale, weights, svm_tol, clock)
-    u0 = gamma0 / scale
-    f0, _ = obj(u0, check=False)
-    best = {"u": u0.copy(), "f": f0}
-
-    def fun(u: np.ndarray) -> tuple[float, np.ndarray]:
-        f, g = obj(u)
-        if f < best["f"]:
-            best["u"], best["f"] = np.maximum(u, 0.0).copy(), f
-        return f, g
-
+    g = np.asarray(gamma0, dtype=float)
+    evals, svm_time, last = 0, 0.0, None
     info: dict[str, Any] = {"termination": Termination.CONVERGED, "converged": True,
-                            "iterations": 0}
-    u, f_ref = u0, f0
+                            "iterations": 0, "runs": 0}
+    best: dict[str, Any] = {"g": g.copy(), "f": np.inf}
     try:
-        for _ in range(12):     # restart while the tolerance, relative to f, has shrunk
-            res = minimize(fun, u, jac=True, method="L-BFGS-B",
-                           bounds=[(0.0, None)] * problem.n,
-                           options={"maxiter": max_iter, "maxcor": memory, "ftol": tol * tol,
-                                    "gtol": tol * max(1.0, abs(f_ref)), "maxls": 40})
+        for _ in range(12):
+            scale = float(g.max()) if g.max() > 0 else 1.0
+            obj = _Objective(problem, scale, weights, svm_tol, clock)
+            obj.last = last
+            f_start, _ = obj(g / scale, check=not np.isinf(best["f"]))
+            if f_start < best["f"]:
+                best["g"], best["f"] = g.copy(), f_start
+
+            def fun(u: np.ndarray, obj: _Objective = obj, scale: float = scale) -> tuple:
+                f, grad = obj(u)
+                if f < best["f"]:
+                    best["g"], best["f"] = np.maximum(u, 0.0) * scale, f
+                return f, grad
+
+            try:
+                res = minimize(fun, g / scale, jac=True, method="L-BFGS-B",
+                               bounds=[(0.0, None)] * problem.n,
+                               options={"maxiter": max_iter, "maxcor": memory,
+                                        "ftol": tol * tol, "maxls": 40,
+                                        "gtol": tol * max(1.0, abs(f_start))})
+            finally:
+                evals, svm_time, last = evals + obj.evals, svm_time + obj.svm_time, obj.last
             info["message"] = str(res.message)
             info["iterations"] += int(res.nit)
-            u = np.maximum(res.x, 0.0) if res.fun <= best["f"] else best["u"]
+            info["runs"] += 1
+            g = best["g"].copy()
             if res.status == 1:
                 info.update(termination=Termination.ITERATION_LIMIT, converged=False)
                 break
             if res.status != 0:
                 info["converged"] = False   # e.g. ABNORMAL line search: noise floor of V
                 break
-            if abs(res.fun) >= 0.5 * abs(f_ref) or abs(res.fun) <= 1.0:
+            rescaled = not 0.5 <= float(g.max(initial=0.0)) / scale <= 2.0
+            if not rescaled and abs(res.fun) >= 0.5 * abs(f_start):
                 break
-            f_ref = res.fun
     except _Stop:
         info.update(termination=Termination.TIME_LIMIT, converged=False,
                     message="time limit: best point so far")
-        u = best["u"]
-    info.update(evaluations=obj.evals, svm_time_s=obj.svm_time)
-    return u * scale, info
+        g = best["g"]
+    info.update(evaluations=evals, svm_time_s=svm_time)
+    return g, info
 
 
 @register("minmax-fs", "method", "fast", paper="E",
