@@ -31,19 +31,22 @@ from .problem import MinMaxFSProblem, check_gamma
 
 __all__ = ["LowerLevel", "kkt_residual", "lower_level", "penalty_gradient", "svm_dual"]
 
-SVM_TOL = 1e-8  # libsvm's KKT tolerance inside the value function (gradients need it tight)
+SVM_TOL = 1e-8  # the SVM's KKT tolerance inside the value function (gradients need it tight)
+ENGINES = ("libsvm", "smo")
+# The engine of the lower level. "smo" = sparsekm's compiled SMO warm-started from the previous
+# alpha; measured slower than libsvm's cold start on paper E's data (docs/minmax_fs.md).
+SVM_ENGINE = "libsvm"
 
 
 def svm_dual(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None = None,
-             tol: float = SVM_TOL) -> Any:
-    """The SVM dual (12) on a precomputed kernel: the one place that picks the engine.
-
-    libsvm has no warm start, so ``alpha0`` is ignored today; once the compiled SMO engine is
-    on main this line becomes ``solve_svm_dual(K, y, C, tol=tol, check_input=False,
-    alpha0=alpha0, backend="smo")``.
-    """
-    del alpha0
-    return solve_svm_dual(K, y, C, tol=tol, check_input=False)
+             tol: float = SVM_TOL, engine: str = SVM_ENGINE) -> Any:
+    """The SVM dual (12) on a precomputed kernel: the one place that picks the engine."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine={engine!r}: choose one of {', '.join(ENGINES)}")
+    if engine == "smo" and alpha0 is not None:
+        return solve_svm_dual(K, y, C, tol=tol, check_input=False, alpha0=alpha0,
+                              backend="smo")
+    return solve_svm_dual(K, y, C, tol=tol, check_input=False, backend="libsvm")
 
 
 def kernel(X: np.ndarray, gamma: np.ndarray) -> np.ndarray:
@@ -81,14 +84,15 @@ class LowerLevel:
 
 
 def lower_level(problem: MinMaxFSProblem, gamma: Any, *, alpha0: np.ndarray | None = None,
-                tol: float = SVM_TOL, K: np.ndarray | None = None) -> LowerLevel:
+                tol: float = SVM_TOL, K: np.ndarray | None = None,
+                engine: str = SVM_ENGINE) -> LowerLevel:
     """Solve the SVM dual (12) at ``gamma``: value, Danskin gradient and (18)-variables."""
     t0 = time.perf_counter()
     g = check_gamma(gamma, problem.n, "gamma")
     X, y, C = problem.X, problem.y, problem.C
     if K is None:
         K = kernel(X, g)
-    res = svm_dual(K, y, C, alpha0=alpha0, tol=tol)
+    res = svm_dual(K, y, C, alpha0=alpha0, tol=tol, engine=engine)
     alpha = np.clip(np.asarray(res.alpha, dtype=float), 0.0, C)
     b = float(res.b)
     c = alpha * y
