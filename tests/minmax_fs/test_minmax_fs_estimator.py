@@ -102,7 +102,8 @@ def test_cli_json_objective_is_14_at_the_returned_gamma():
     (["--p", "0", "--gamma0", "0.1"], "p=0.0 must be"),
     (["--gamma0", "-0.5"], "negative entries"),
     (["--method", "bfgs", "--gamma0", "0.1"], "fast, ipopt, scip"),
-    (["--method", "scip", "--gamma0", "0.1"], "method='fast'")])
+    (["--method", "scip", "--gamma0", "0.1"], "method='fast'"),
+    (["--solver", "gurobi", "--gamma0", "0.1"], "go with methods 'ipopt' / 'scip'")])
 def test_cli_user_errors_are_one_line_exit_2(args, needle):
     res = runner.invoke(app, ["solve", "minmax-fs", "--data", "wine", *args, "--json"])
     assert res.exit_code == 2, res.output

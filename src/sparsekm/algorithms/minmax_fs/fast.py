@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from sparsekm.models.minmax_fs import LowerLevel, MinMaxFSProblem, lower_level
-from sparsekm.models.minmax_fs.lower import SVM_ENGINE, SVM_TOL, penalty_gradient
+from sparsekm.models.minmax_fs.lower import ENGINES, SVM_ENGINE, SVM_TOL, penalty_gradient
 from sparsekm.registry import register
 from sparsekm.solvers import SolverPlan, Termination
 
@@ -147,6 +147,12 @@ def fast(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: An
     (``eps`` relative to max(gamma0)).
     """
     plan = (plan or SolverPlan()).start()
+    if plan.solver is not None:              # --solver picks the SVM engine here
+        if plan.solver not in ENGINES:
+            raise ValueError(f"method 'fast' solves SVM duals with {' or '.join(ENGINES)}, "
+                             f"not {plan.solver!r}; solvers such as Ipopt or SCIP go with "
+                             "methods 'ipopt' / 'scip'")
+        engine = plan.solver
     t0 = time.perf_counter()
     g0 = problem.start(gamma0)
     start = lower_level(problem, g0, tol=svm_tol)
