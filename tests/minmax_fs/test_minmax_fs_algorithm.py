@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from minmax_fs_data import make_instance
 
-from sparsekm.algorithms.minmax_fs.algorithm1 import algorithm1, predict_scores
+from sparsekm.algorithms.minmax_fs.algorithm1 import Start, algorithm1, predict_scores
 from sparsekm.algorithms.minmax_fs.cv import cv_start, decision_values, svm_fit
 from sparsekm.algorithms.minmax_fs.protocol import F_grid, ranking, ranking_curve, run_protocol
 from sparsekm.algorithms.minmax_fs.summary import curve, frontier, table2
@@ -38,19 +38,19 @@ def test_cv_start_is_the_argmax_of_mean_validation_accuracy_by_hand():
 
 def test_given_C_and_gamma0_skip_the_cv_and_a_vector_start_needs_C():
     X, y = make_instance(m=30, n=3, seed=1)
-    res = algorithm1(X, y, C=2.0, gamma0=0.3, C2=0.5)
+    res = algorithm1(X, y, start=Start(C=2.0, gamma0=0.3), C2=0.5)
     assert res.extra["C"] == 2.0 and res.extra["cv"]["gamma"] == 0.3
     assert res.extra["cv"]["cv_accuracy"] != res.extra["cv"]["cv_accuracy"]      # NaN: no CV
     with pytest.raises(ValueError, match="needs C"):
-        algorithm1(X, y, gamma0=np.ones(3))
+        algorithm1(X, y, start=Start(gamma0=np.ones(3)))
     with pytest.raises(ValueError, match="unknown method"):
-        algorithm1(X, y, C=1.0, gamma0=0.1, method="nope")
+        algorithm1(X, y, start=Start(C=1.0, gamma0=0.1), method="nope")
 
 
 def test_ranking_curve_with_all_features_equals_the_full_model():
     X, y = make_instance(m=60, n=4, seed=3, informative=2)
     Xtr, ytr, Xte, yte = X[:40], y[:40], X[40:], y[40:]
-    res = algorithm1(Xtr, ytr, C=5.0, gamma0=0.3, C2=0.3)
+    res = algorithm1(Xtr, ytr, start=Start(C=5.0, gamma0=0.3), C2=0.3)
     g = np.asarray(res.gamma)
     order = ranking(g)
     assert np.all(np.diff(g[order]) <= 0)
@@ -62,14 +62,14 @@ def test_ranking_curve_with_all_features_equals_the_full_model():
 
 def test_informative_features_rank_first():
     X, y = make_instance(m=80, n=6, seed=7, informative=2)
-    res = algorithm1(X, y, C=10.0, gamma0=0.2, C2=0.5)
+    res = algorithm1(X, y, start=Start(C=10.0, gamma0=0.2), C2=0.5)
     assert set(ranking(res.gamma)[:2]) == {0, 1}
 
 
 def test_protocol_is_deterministic_across_workers_and_summaries_add_up():
     X, y = make_instance(m=60, n=3, seed=5, informative=1)
-    opts = {"grids": GRIDS, "folds": [0, 1]}
-    kw = {"outer": 3, "inner": 3, "C2_grid": (0.2, 0.8)}
+    opts = {"grids": GRIDS, "folds": [0, 1], "outer": 3, "inner": 3}
+    kw = {"C2_grid": (0.2, 0.8)}
     serial = run_protocol(X, y, **kw, options=opts)
     para = run_protocol(X, y, **kw, options=opts, plan=SolverPlan(executor=Executor(2)))
     for a, b in zip(serial, para):

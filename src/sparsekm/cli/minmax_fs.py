@@ -55,7 +55,7 @@ def _nofs_scores(train: Any, C: float, gamma: float, *others: Any) -> list[float
 def run(opts: RunOptions, *, C: float | None = None, C2: float = 0.5, p: float = 1.0,
         gamma0: float | None = None, method: str = "fast", cv_folds: int = 5) -> dict[str, Any]:
     """Algorithm 1 (or a given start) and the chosen route; the JSON payload."""
-    from sparsekm.algorithms.minmax_fs.algorithm1 import algorithm1, predict_scores
+    from sparsekm.algorithms.minmax_fs.algorithm1 import Start, algorithm1, predict_scores
     from sparsekm.algorithms.minmax_fs.common import SELECT_REL
     from sparsekm.solvers import SolverPlan
 
@@ -65,8 +65,8 @@ def run(opts: RunOptions, *, C: float | None = None, C2: float = 0.5, p: float =
     if gamma0 is not None and C is None:
         C = 1.0
     plan = SolverPlan(solver=opts.solver, time_limit=opts.time_limit)
-    res = algorithm1(tr.X, tr.y, C2=C2, p=p, method=method, plan=plan, C=C, gamma0=gamma0,
-                     folds=cv_folds, seed=opts.seed)
+    res = algorithm1(tr.X, tr.y, C2=C2, p=p, method=method, plan=plan,
+                     start=Start(C=C, gamma0=gamma0, folds=cv_folds, seed=opts.seed))
     C_used, g_start = res.extra["C"], res.extra["cv"]["gamma"]
     others = [te] if te is not None else []
     acc = {"train_accuracy": accuracy(predict_scores(tr.X, tr.y, res, tr.X), tr.y)}

@@ -78,7 +78,7 @@ class MinMaxFeatureWeightingSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any) -> MinMaxFeatureWeightingSVC:
         """Algorithm 1 on (X, y): gamma, then the SVM at gamma."""
-        from sparsekm.algorithms.minmax_fs.algorithm1 import algorithm1
+        from sparsekm.algorithms.minmax_fs.algorithm1 import Start, algorithm1
         from sparsekm.algorithms.minmax_fs.common import selected_features
         from sparsekm.algorithms.minmax_fs.protocol import ranking
         from sparsekm.solvers import SolverPlan
@@ -97,9 +97,9 @@ class MinMaxFeatureWeightingSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
             C = 1.0 if C is None else C
             gamma0 = 1.0 / X.shape[1] if gamma0 is None else gamma0
         plan = SolverPlan(solver=self.solver, time_limit=self.time_limit)
-        res = algorithm1(X, ypm, C2=self.C2, p=self.p, method=self.method, plan=plan, C=C,
-                         gamma0=gamma0, folds=max(folds, 2), seed=self.random_state,
-                         method_options=self.method_options)
+        start = Start(C=C, gamma0=gamma0, folds=max(folds, 2), seed=self.random_state)
+        res = algorithm1(X, ypm, C2=self.C2, p=self.p, method=self.method, plan=plan,
+                         start=start, method_options=self.method_options)
         gamma = np.asarray(res.gamma, dtype=float)
         self.result_ = res
         self.feature_weights_ = gamma

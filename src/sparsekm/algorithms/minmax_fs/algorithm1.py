@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,44 +22,55 @@ from sparsekm.solvers import Result, SolverPlan
 
 from .cv import C_GRID, GAMMA_GRID, cv_start, decision_values, nofs_summary
 
-__all__ = ["C2_GRID", "algorithm1", "predict_scores"]
+__all__ = ["C2_GRID", "Start", "algorithm1", "predict_scores"]
 
 C2_GRID = (0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99)   # Section 4.2
 
 
+@dataclass(frozen=True)
+class Start:
+    """How Algorithm 1 picks (C*, gamma_ini): a ``folds``-fold CV (seeded) over the grids,
+    with ``C`` / a scalar ``gamma0`` fixing that coordinate (both given: no CV, the CLI's
+    ``--gamma0``); a per-feature ``gamma0`` needs ``C``."""
+
+    C: float | None = None
+    gamma0: Any = None
+    folds: int = 5
+    seed: int = 0
+    C_grid: tuple = C_GRID
+    gamma_grid: tuple = GAMMA_GRID
+
+
 def algorithm1(X: np.ndarray, y: np.ndarray, *, C2: float = 0.5, p: float = 1.0,
-               method: str = "fast", plan: SolverPlan | None = None, C: float | None = None,
-               gamma0: Any = None, folds: int = 5, seed: int = 0,
-               grids: tuple[tuple, tuple] = (C_GRID, GAMMA_GRID),
+               method: str = "fast", plan: SolverPlan | None = None, start: Start = Start(),
                method_options: dict[str, Any] | None = None) -> Result:
     """Algorithm 1 on training rows (X, y) (already scaled): the route's :class:`Result`.
 
-    ``C`` and a scalar ``gamma0`` fix those coordinates of the CV grid (both given: no CV, the
-    CLI's ``--gamma0``); a vector ``gamma0`` needs ``C``. ``extra["cv"]`` holds C*, gamma_ini
-    and the CV accuracy; ``extra["C"]`` the C used; ``time_s`` includes the CV
-    (``extra["method_time_s"]`` is the route alone).
+    ``extra["cv"]`` holds C*, gamma_ini and the CV accuracy; ``extra["C"]`` the C used;
+    ``time_s`` includes the CV (``extra["method_time_s"]`` is the route alone).
     """
     import time
 
     t0 = time.perf_counter()
     plan = (plan or SolverPlan()).start()
     entry = registry.get("minmax-fs", "method", method)
+    C, gamma0 = start.C, start.gamma0
     vector = gamma0 is not None and np.ndim(gamma0) > 0
     if vector and C is None:
         raise ValueError("a per-feature gamma0 needs C as well (the CV grid is isotropic); "
                          "pass C= or a scalar gamma0")
     MinMaxFSProblem(X, y, C=1.0 if C is None else C, C2=C2, p=p)    # validate early
     if vector:
-        C_star, start, cvinfo = float(C), gamma0, {"C": float(C), "gamma": None,
-                                                    "cv_accuracy": None}
+        C_star, g0, cvinfo = float(C), gamma0, {"C": float(C), "gamma": None,
+                                                 "cv_accuracy": None}
     else:
-        cv = cv_start(X, y, folds=folds, seed=seed, C_grid=grids[0], gamma_grid=grids[1],
-                      C=C, gamma=gamma0)
-        C_star, start, cvinfo = cv.C, cv.gamma, nofs_summary(cv)
+        cv = cv_start(X, y, folds=start.folds, seed=start.seed, C_grid=start.C_grid,
+                      gamma_grid=start.gamma_grid, C=C, gamma=gamma0)
+        C_star, g0, cvinfo = cv.C, cv.gamma, nofs_summary(cv)
         plan.progress(f"minmax-fs Algorithm 1: C* = {cv.C:g}, gamma_ini = {cv.gamma:g} "
                       f"(CV accuracy {cv.accuracy:.4f})")
     problem = MinMaxFSProblem(X, y, C=C_star, C2=C2, p=p)
-    res = entry(problem, plan, gamma0=start, **(method_options or {}))
+    res = entry(problem, plan, gamma0=g0, **(method_options or {}))
     res.extra.update(cv=cvinfo, C=C_star, method_time_s=res.time_s)
     res.time_s = time.perf_counter() - t0            # CV included
     return res

@@ -30,20 +30,25 @@ def selected_features(gamma: np.ndarray, rel: float = SELECT_REL) -> list[int]:
     return [] if top <= 0 else [int(j) for j in np.flatnonzero(g > rel * top)]
 
 
-def finish(problem: MinMaxFSProblem, gamma: np.ndarray, start: LowerLevel, *, method: str,
-           solver: str, termination: Termination, converged: bool, t0: float,
-           extra: dict[str, Any] | None = None, message: str = "") -> Result:
+def finish(problem: MinMaxFSProblem, gamma: np.ndarray, start: LowerLevel, t0: float, *,
+           method: str, solver: str, info: dict[str, Any]) -> Result:
     """The Result of a paper-E method: re-solve (10) at ``gamma``, value of (14), KKT of (20).
+
+    ``info``: ``termination``, ``converged`` (bool), ``message``; every other key goes to
+    ``extra``.
 
     ``start`` is the lower level at the start point (the NO-FS solution of Algorithm 1). If
     the method's point is worse than its start, the start is returned (it is feasible and
     better) and ``extra["returned_start"]`` says so; ``extra["method_objective"]`` keeps the
     method's own value either way.
     """
+    extra = dict(info)
+    termination: Termination = extra.pop("termination")
+    converged: bool = extra.pop("converged")
+    message: str = extra.pop("message", "")
     ll = lower_level(problem, np.maximum(gamma, 0.0))
     f = problem.objective(ll.gamma, ll.value)
     f0 = problem.objective(start.gamma, start.value)
-    extra = dict(extra or {})
     extra.update(method_objective=f, start_objective=f0, returned_start=False)
     if f > f0 + 1e-12 * max(1.0, abs(f0)):
         ll, f = start, f0

@@ -30,6 +30,8 @@ from .common import finish
 
 __all__ = ["fast", "minimize_value_function"]
 
+MAX_OUTER = 30      # outer (reweighting) steps for p < 1
+
 
 class _Stop(Exception):
     """Raised inside the objective when the time budget is spent."""
@@ -134,7 +136,7 @@ def minimize_value_function(problem: MinMaxFSProblem, gamma0: np.ndarray, clock:
           ref="eq. (14) (value function + Danskin gradient, L-BFGS-B)", problem_class="NLP")
 def fast(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: Any = None,
          tol: float = 1e-8, max_iter: int = 1000, svm_tol: float = SVM_TOL,
-         engine: str = SVM_ENGINE, eps: float = 1e-3, max_outer: int = 30) -> Any:
+         engine: str = SVM_ENGINE, eps: float = 1e-3) -> Any:
     """Local optimum of (14) by L-BFGS-B on gamma, one SVM dual solve per evaluation.
 
     ``gamma0``: start (scalar -> every feature, as Algorithm 1's NO-FS start; None -> 1/n).
@@ -143,8 +145,8 @@ def fast(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: An
     beats it for 2-4x the evaluations.
     ``engine``: the SVM solver of each evaluation, "libsvm" (cold) or "smo" (sparsekm's engine
     warm-started from the previous alpha).
-    ``eps``, ``max_outer``: smoothing and outer steps of the reweighted-l1 scheme for p < 1
-    (``eps`` relative to max(gamma0)).
+    ``eps``: smoothing of the reweighted-l1 scheme for p < 1 (relative to max(gamma0); at most
+    MAX_OUTER outer steps).
     """
     plan = (plan or SolverPlan()).start()
     if plan.solver is not None:              # --solver picks the SVM engine here
@@ -166,7 +168,7 @@ def fast(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: An
         e = eps * (float(g0.max()) if g0.max() > 0 else 1.0)
         gamma, info, outer = g0, {}, 0
         prev = np.inf
-        for outer in range(1, max_outer + 1):
+        for outer in range(1, MAX_OUTER + 1):
             w = p * (gamma + e) ** (p - 1.0)
             gamma, info = minimize_value_function(problem, gamma, plan.clock, weights=w,
                                                   tol=tol, max_iter=max_iter, svm=svm)
@@ -177,6 +179,5 @@ def fast(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: An
                 break
             prev = cur
     info["outer_iterations"] = outer
-    return finish(problem, gamma, start, method="fast", solver="L-BFGS-B+libsvm",
-                  termination=info.pop("termination"), converged=info.pop("converged"),
-                  t0=t0, extra=info, message=info.get("message", ""))
+    return finish(problem, gamma, start, t0, method="fast", solver=f"L-BFGS-B+{engine}",
+                  info=info)

@@ -28,6 +28,7 @@ from .common import finish
 __all__ = ["ipopt", "scip"]
 
 MODELS = ("callbacks", "pyomo")
+IPOPT_MAX_ITER = 3000
 
 
 def _lower_gap(res: Result) -> Result:
@@ -44,6 +45,11 @@ def _lower_gap(res: Result) -> Result:
     return res
 
 
+def _info(res: Result, extra: dict[str, Any]) -> dict[str, Any]:
+    return {"termination": res.termination, "converged": res.status.value == "optimal",
+            "message": res.message, **extra}
+
+
 def _gamma(problem: MinMaxFSProblem, res: Result, fallback: np.ndarray) -> np.ndarray:
     if res.has_solution and "gamma" in res.values:
         g = np.asarray(res.values["gamma"], dtype=float).ravel()
@@ -56,13 +62,14 @@ def _gamma(problem: MinMaxFSProblem, res: Result, fallback: np.ndarray) -> np.nd
           problem_class="NLP")
 def ipopt(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: Any = None,
           model: str = "callbacks", objective: str = "printed", hessian: str = "auto",
-          box: bool = True, tol: float = 1e-8, max_iter: int = 3000) -> Result:
+          box: bool = True, tol: float = 1e-8) -> Result:
     """Local optimum of (20) by Ipopt, started at gamma0 and the duals (18) there.
 
     ``model``: "callbacks" (exact vectorised derivatives) or "pyomo" (the declarative model;
     refused past :data:`~sparsekm.models.minmax_fs.pyomo_models.MODEL_TERM_LIMIT`).
     ``objective``: "printed" (20a) or "reduced" (equal on (20b)). ``hessian``: "auto", "exact"
-    or "lbfgs" (callbacks only). ``box`` keeps the redundant (20d).
+    or "lbfgs" (callbacks only). ``box`` keeps the redundant (20d). ``tol``: Ipopt's tolerance
+    (at most IPOPT_MAX_ITER iterations).
     """
     plan = (plan or SolverPlan()).start()
     if plan.solver not in (None, "ipopt", "cyipopt"):
@@ -75,7 +82,7 @@ def ipopt(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: A
     start = lower_level(problem, g0)              # Algorithm 1: (18) at gamma0
     # The limit goes to Ipopt as max_cpu_time: the solver layer maps that status (-4) to a
     # time limit with the last iterate, but not max_wall_time's (-5), which would lose it.
-    opts: dict[str, Any] = {"tol": tol, "max_iter": max_iter}
+    opts: dict[str, Any] = {"tol": tol, "max_iter": IPOPT_MAX_ITER}
     cap = plan.clock.cap()
     if cap is not None:
         opts["max_cpu_time"] = float(cap)
@@ -88,11 +95,9 @@ def ipopt(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: A
         res = solve(mdl, solver="ipopt", verbose=plan.verbose, **opts)
     extra = {"solver_objective": res.objective, "solver_status": res.status.value,
              "solver_time_s": res.time_s, "model": model, "hessian": hessian}
-    return _lower_gap(finish(problem, _gamma(problem, res, g0), start, method="ipopt",
+    return _lower_gap(finish(problem, _gamma(problem, res, g0), start, t0, method="ipopt",
                              solver=f"{res.solver} {res.version}".strip(),
-                             termination=res.termination,
-                             converged=res.status.value == "optimal", t0=t0, extra=extra,
-                             message=res.message))
+                             info=_info(res, extra)))
 
 
 @register("minmax-fs", "method", "scip", paper="E", ref="eq. (20) (global solver)",
@@ -117,9 +122,7 @@ def scip(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: An
                 warm_start=True)
     extra = {"solver_objective": res.objective, "solver_status": res.status.value,
              "solver_time_s": res.time_s, "solver_bound": res.bound}
-    out = finish(problem, _gamma(problem, res, g0), start, method="scip",
-                 solver=f"{res.solver} {res.version}".strip(), termination=res.termination,
-                 converged=res.status.value == "optimal", t0=t0, extra=extra,
-                 message=res.message)
+    out = finish(problem, _gamma(problem, res, g0), start, t0, method="scip",
+                 solver=f"{res.solver} {res.version}".strip(), info=_info(res, extra))
     _lower_gap(out)
     return out.certify(res.bound) if res.bound is not None else out

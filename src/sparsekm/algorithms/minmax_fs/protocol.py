@@ -17,6 +17,7 @@ import numpy as np
 
 from sparsekm import registry
 from sparsekm.models.minmax_fs import MinMaxFSProblem
+from sparsekm.models.minmax_fs.lower import kernel
 from sparsekm.solvers import SolverPlan
 
 from .algorithm1 import C2_GRID, predict_scores
@@ -46,8 +47,6 @@ def ranking_curve(X: np.ndarray, y: np.ndarray, X_test: np.ndarray, y_test: np.n
     for F in Fs:
         g = np.zeros_like(gamma)
         g[order[:F]] = gamma[order[:F]]
-        from sparsekm.models.minmax_fs.lower import kernel
-
         alpha, b = svm_fit(kernel(X, g), y, C)
         d = decision_values(X, y, alpha, b, g, X_test)
         out.append(int(np.sum(np.where(d >= 0, 1.0, -1.0) == y_test)))
@@ -70,8 +69,6 @@ def outer_fold(task: dict[str, Any]) -> dict[str, Any]:
     cv = cv_start(Xtr, ytr, folds=task["inner"], seed=task["seed"], C_grid=task["C_grid"],
                   gamma_grid=task["gamma_grid"])
     g_ini = np.full(X.shape[1], cv.gamma)
-    from sparsekm.models.minmax_fs.lower import kernel
-
     a0, b0 = svm_fit(kernel(Xtr, g_ini), ytr, cv.C)
     out: dict[str, Any] = {
         "fold": task["fold"], "n_train": len(tr), "n_test": len(te), "C": cv.C,
@@ -108,19 +105,20 @@ def outer_fold(task: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def run_protocol(X: np.ndarray, y: np.ndarray, *, outer: int = 10, inner: int = 5,
-                 seed: int = 0, C2_grid: tuple = C2_GRID, p: float = 1.0,
+def run_protocol(X: np.ndarray, y: np.ndarray, *, C2_grid: tuple = C2_GRID, p: float = 1.0,
                  methods: tuple[str, ...] = ("fast",), plan: SolverPlan | None = None,
                  options: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Paper E's protocol on (X, y) (unscaled): one dict per outer fold, in fold order.
 
-    ``options``: ``method_options`` ({method: {option: value}}), ``time_limit`` (seconds per
-    solve), ``curves`` (ranking curves, default True), ``folds`` (run only these outer fold
-    indices), ``grids`` ((C grid, gamma grid)).
+    ``options``: ``outer`` (10), ``inner`` (5) folds, ``seed`` (0), ``method_options``
+    ({method: {option: value}}), ``time_limit`` (seconds per solve), ``curves`` (ranking
+    curves, default True), ``folds`` (run only these outer fold indices), ``grids``
+    ((C grid, gamma grid)).
     """
     from sparsekm.data import kfold_splits
 
     opts = dict(options or {})
+    outer, inner, seed = opts.get("outer", 10), opts.get("inner", 5), opts.get("seed", 0)
     plan = plan or SolverPlan()
     grids = opts.get("grids", (C_GRID, GAMMA_GRID))
     for m in methods:
