@@ -13,6 +13,7 @@ symmetrize, add_jitter
     Small matrix utilities.
 """
 
+from .anisotropic import anisotropic_rbf_derivative, anisotropic_rbf_weight_gradient  # noqa: F401
 from .functions import (
     KERNELS,
     KernelSpec,
