@@ -21,7 +21,7 @@ import numpy as np
 
 from sparsekm.models.fs_linear import FSLinearProblem, support_result
 from sparsekm.registry import register
-from sparsekm.relaxations.fs_linear.node import NodeBound, solve_node
+from sparsekm.relaxations.fs_linear.node import NATIVE_MAX_M, NodeBound, solve_node
 from sparsekm.solvers import Result, SolutionStatus, SolverPlan, Termination, relative_gap
 
 from .common import Search, finish
@@ -41,6 +41,7 @@ class Node:
     free: np.ndarray = field(compare=False)    # packed bool mask over the n features
     k: int = field(compare=False)
     W: np.ndarray = field(compare=False)       # working set to start from (int32)
+    alpha: np.ndarray | None = field(compare=False, default=None)   # parent's multipliers
 
 
 @dataclass
@@ -75,20 +76,41 @@ class Tree:
         return min(open_min, self.pruned_floor, extra, self.ub)
 
     def push(self, bound: float, F1: tuple[int, ...], free: np.ndarray, k: int,
-             W: np.ndarray) -> None:
+             W: np.ndarray, alpha: np.ndarray | None) -> None:
         packed = np.packbits(free.astype(bool))
+        a = None if alpha is None or alpha.size > NATIVE_MAX_M else alpha.astype(np.float32)
         heapq.heappush(self.heap, Node(bound, next(self.counter), F1, packed, k,
-                                       W.astype(np.int32)))
+                                       W.astype(np.int32), a))
 
     def try_support(self, support: list[int]) -> None:
         """Evaluate the SVM (1) on a support (cached) and keep it if it improves UB."""
         key = tuple(sorted(int(j) for j in support))
         if key in self.seen or not key:
             return
-        res = support_result(self.problem, list(key), self.plan, method="bnb")
+        res = fast_support(self.problem, list(key), self.plan)
         self.seen[key] = res.objective
         if res.objective < self.ub:
             self.ub, self.best = res.objective, res
+
+
+FAST_SVM_MAX_M = 600   # libsvm on the m x m Gram matrix up to this many samples
+
+
+def fast_support(problem: FSLinearProblem, support: list[int], plan: SolverPlan) -> Result:
+    """A feasible point of (2) on ``support``: the SVM (1) by libsvm's SMO on X_S X_S' (tol
+    1e-8; small m, no QP solver chosen) or by the plan's QP solver. The objective is always
+    recomputed exactly from (w, b), so it is a true upper bound."""
+    from sparsekm.models.fs_linear import point_result
+    from sparsekm.solvers.smo import solve_svm_dual
+
+    p = problem
+    if plan.qp_solver is not None or p.m > FAST_SVM_MAX_M:
+        return support_result(p, support, plan, method="bnb")
+    XS = p.X[:, support]
+    r = solve_svm_dual(XS @ XS.T, p.y, p.C, tol=1e-8, check_input=False)
+    w = np.zeros(p.n)
+    w[support] = XS.T @ r.values["dual_coef"]
+    return point_result(p, w, float(r.values["b"]), method="bnb")
 
 
 def _free_mask(node: Node, n: int) -> np.ndarray:
@@ -122,16 +144,23 @@ def _screen(tree: Tree, nb: NodeBound, F1: list[int], free: np.ndarray,
     return F1, free[~(fix_in | fix_out)], k - int(fix_in.sum())
 
 
-def _branch_feature(nb: NodeBound, free: np.ndarray) -> int | None:
-    """The free feature of the working set whose relaxed z_j is closest to 1/2 (None if the
-    relaxation is integral)."""
+BRANCHING = ("fractional", "largest", "smallest")
+
+
+def _branch_feature(nb: NodeBound, free: np.ndarray, rule: str) -> int | None:
+    """A free feature of the working set with fractional relaxed z_j: the one closest to 1/2
+    (``"fractional"``), the largest (``"largest"``) or the smallest z_j (``"smallest"``);
+    None if the relaxation is integral."""
     isfree = np.isin(nb.W, free)
     if not isfree.any():
         return None
     Wf, vf = nb.W[isfree], nb.v[isfree]
     frac = np.minimum(vf, 1.0 - vf)
-    i = int(np.argmax(frac))
-    return int(Wf[i]) if frac[i] > 1e-6 else None
+    if frac.max() <= 1e-6:
+        return None
+    score = frac if rule == "fractional" else np.where(frac > 1e-6, vf if rule == "largest"
+                                                       else 1.0 - vf, -1.0)
+    return int(Wf[int(np.argmax(score))])
 
 
 def _leaf(tree: Tree, F1: list[int], free: np.ndarray, k: int) -> bool:
@@ -142,12 +171,13 @@ def _leaf(tree: Tree, F1: list[int], free: np.ndarray, k: int) -> bool:
     return True
 
 
-def _process(tree: Tree, node: Node) -> None:
+def _process(tree: Tree, node: Node, rule: str) -> None:
     p, n = tree.problem, tree.problem.n
     F1, free, k = list(node.F1), np.flatnonzero(_free_mask(node, n)), node.k
     if _leaf(tree, F1, free, k):
         return
-    nb = solve_node(p, tree.plan, np.asarray(F1, int), free, k, node.W, ub=tree.cutoff)
+    nb = solve_node(p, tree.plan, np.asarray(F1, int), free, k, node.W, ub=tree.cutoff,
+                    alpha0=None if node.alpha is None else node.alpha.astype(float))
     tree.solves += nb.solves
     bound = max(nb.bound, node.bound)
     sel = nb.W[nb.v > 0.5]                                   # rounding heuristic
@@ -161,15 +191,15 @@ def _process(tree: Tree, node: Node) -> None:
     F1, free, k = _screen(tree, nb, F1, free, k)
     if _leaf(tree, F1, free, k):
         return
-    j = _branch_feature(nb, free)
+    j = _branch_feature(nb, free, rule)
     if j is None:             # integral relaxation: its support was just evaluated; branch on
         fin = [int(i) for i in nb.W[nb.v > 0.5] if i in set(free.tolist())]   # the weakest
         j = min(fin, key=lambda i: nb.s2[i]) if fin else int(free[0])
     rest = free[free != j]
     mask = np.zeros(n, bool)
     mask[rest] = True
-    tree.push(bound, tuple(F1) + (j,), mask, k - 1, nb.W)
-    tree.push(bound, tuple(F1), mask, k, nb.W)
+    tree.push(bound, tuple(F1) + (j,), mask, k - 1, nb.W_next, nb.alpha)
+    tree.push(bound, tuple(F1), mask, k, nb.W_next, nb.alpha)
 
 
 def _initial_incumbent(tree: Tree, root: NodeBound, search: Search, root_search: str,
@@ -199,7 +229,7 @@ def _initial_incumbent(tree: Tree, root: NodeBound, search: Search, root_search:
 def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search(),
         root_search: str = "local-search", heuristic_share: float = 0.25,
         gap_tol: float = 1e-4, node_limit: int | None = None, extra: int = 30,
-        log_every: float = 5.0) -> Result:
+        branching: str = "fractional", log_every: float = 5.0) -> Result:
     """Certified optimum of FS-SVM (2) (paper D) by best-first branch and bound on z.
 
     Node bound: the perspective relaxation DSCoP (13) of the node, certified at a feasible
@@ -219,6 +249,8 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
     """
     if root_search not in ROOT_SEARCHES:
         raise ValueError(f"root_search={root_search!r}: use one of {ROOT_SEARCHES}")
+    if branching not in BRANCHING:
+        raise ValueError(f"branching={branching!r}: use one of {BRANCHING}")
     if not 0 < heuristic_share <= 1:
         raise ValueError(f"heuristic_share={heuristic_share} must be in (0, 1]")
     if not 0 <= gap_tol < 1:
@@ -227,13 +259,13 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
     p, n = problem, problem.n
     tree = Tree(p, plan, gap_tol)
     root_free = np.arange(n)
-    if p.B >= n:
+    if n <= p.B:
         tree.try_support(list(range(n)))
         return _result(tree, plan, None, False)
     root = solve_node(p, plan, np.zeros(0, int), root_free, p.B, None, extra=extra)
     tree.solves += root.solves
     _initial_incumbent(tree, root, search, root_search, heuristic_share)
-    tree.push(root.bound, (), np.ones(n, bool), p.B, root.W)
+    tree.push(root.bound, (), np.ones(n, bool), p.B, root.W_next, root.alpha)
     plan.progress(f"bnb root: bound {root.bound:.6g} UB {tree.ub:.6g} "
                   f"gap {relative_gap(tree.ub, root.bound) or 0:.3e}")
     timed_out, last = False, time.perf_counter()
@@ -248,7 +280,7 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
         node = heapq.heappop(tree.heap)
         tree.nodes += 1
         try:
-            _process(tree, node)
+            _process(tree, node, branching)
         except Exception:
             heapq.heappush(tree.heap, node)       # keep its bound: the result stays valid
             raise
@@ -263,7 +295,10 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
 
 def _result(tree: Tree, plan: SolverPlan, root: NodeBound | None, timed_out: bool) -> Result:
     best = tree.best
-    assert best is not None
+    assert best is not None and best.selected is not None
+    polished = support_result(tree.problem, best.selected, plan, method="bnb")
+    if polished.objective < best.objective:                   # the QP solver's 1e-10 point
+        best, tree.ub = polished, polished.objective
     lb = tree.lower_bound()
     best.solution_status = SolutionStatus.FEASIBLE
     res = finish(best, "bnb", plan, lb, timed_out, nodes=tree.nodes, socp_solves=tree.solves,

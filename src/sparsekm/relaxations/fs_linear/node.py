@@ -32,7 +32,10 @@ from sparsekm.solvers import ConicQP, SolverPlan, solve
 
 from .perspective import feasible_alpha
 
-__all__ = ["NodeBound", "node_certificate", "node_dual_qp", "solve_node", "top_sum"]
+__all__ = ["NATIVE_MAX_M", "NodeBound", "node_certificate", "node_dual_qp", "solve_node",
+           "top_sum"]
+
+NATIVE_MAX_M = 250   # the dense interior-point path (node_ipm) up to this many samples
 
 
 @dataclass
@@ -40,9 +43,10 @@ class NodeBound:
     """A certified node bound and what the search reuses.
 
     ``bound`` is g(alpha) at the feasible ``alpha`` (valid whatever the solver's accuracy);
-    ``s2`` = s_j(alpha)^2 for every feature; ``v`` the relaxed selection z of the working set
-    (1 = in, 0 = out; from the solver's cone multipliers with Clarabel, else from the ties of
-    s^2 with the k-th largest value); ``W`` the final working set; ``solves`` the SOCPs solved.
+    ``s2`` = s_j(alpha)^2 for every feature; ``v`` the relaxed selection z on the working set
+    ``W`` of that solve (1 = in, 0 = out; from the solver's cone multipliers with Clarabel, else
+    from the ties of s^2 with the k-th largest value); ``W_next`` the final working set (to
+    start the children from); ``solves`` the SOCPs solved.
     """
 
     bound: float
@@ -52,6 +56,7 @@ class NodeBound:
     W: np.ndarray
     solves: int
     status: str
+    W_next: np.ndarray | None = None
 
 
 def top_sum(values: np.ndarray, k: int) -> float:
@@ -149,9 +154,39 @@ def _selection(res: object, qp: ConicQP, W: np.ndarray, s2W: np.ndarray, k: int,
     return v
 
 
+def _solve_restricted(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray,
+                      W: np.ndarray, k: int, a0: np.ndarray | None,
+                      ) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+    """(alpha, v on W, status) of the node dual restricted to W.
+
+    With no ``plan.relax_solver`` and m <= NATIVE_MAX_M: the dense interior-point method of
+    :mod:`.node_ipm` (v = 2 x the cone multipliers); otherwise the SOCP :func:`node_dual_qp`
+    through the solver layer (any SOCP solver; v from Clarabel's multipliers or the ties).
+    """
+    X, y, m = problem.X, problem.y, problem.m
+    if plan.relax_solver is None and m <= NATIVE_MAX_M:
+        from .node_ipm import ipm_node_dual
+
+        QW = np.ascontiguousarray((X[:, W] * y[:, None]).T)
+        XF = X[:, F1] * y[:, None]
+        QF = np.ascontiguousarray(XF @ XF.T)
+        start = np.full(m, 1e-3 * problem.C) if a0 is None else np.asarray(a0, float)
+        a, _, v, _, ok = ipm_node_dual(QW, QF, y, float(problem.C), int(k), start, 1e-8, 150)
+        return a, v, "optimal" if ok else "inaccurate"
+    qp = node_dual_qp(problem, F1, W, k)
+    res = solve(qp, solver=plan.relax_solver)
+    if not res.has_solution:
+        return None, None, res.status.value
+    a = res.values["alpha"]
+    _, _, s2 = node_certificate(problem, a, F1, W, k)
+    v = _selection(res, qp, W, s2[W], k, float(res.values["tau"][0]))
+    return a, v, res.status.value
+
+
 def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free: np.ndarray,
                k: int, W0: np.ndarray | None = None, *, ub: float = math.inf,
-               extra: int = 30, max_rounds: int = 25) -> NodeBound:
+               extra: int = 30, max_rounds: int = 25, alpha0: np.ndarray | None = None,
+               ) -> NodeBound:
     """Maximise the node bound g by column generation; every iterate is certified.
 
     W starts as ``W0`` (restricted to ``free``) padded with the free features of largest s^2
@@ -159,7 +194,8 @@ def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free:
     outside W whose s_j^2 exceeds the k-th largest inside W enter (at most ``extra`` per
     round); the loop stops when none does (then alpha is optimal for the whole node up to
     the solver's tolerance), when the bound exceeds ``ub`` (the node is pruned) or after
-    ``max_rounds``. Needs 0 < k < |free|.
+    ``max_rounds``. ``alpha0`` (e.g. the parent's multipliers) starts the native solver and
+    ranks the padding features. Needs 0 < k < |free|.
     """
     if not 0 < k < free.size:
         raise ValueError(f"solve_node needs 0 < k={k} < |free|={free.size}")
@@ -168,8 +204,10 @@ def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free:
     in_free[free] = True
     W = np.zeros(0, int) if W0 is None else np.asarray(W0, int)[in_free[np.asarray(W0, int)]]
     target = min(free.size, k + extra)
+    start = alpha0
     if W.size < target:
-        a0 = feasible_alpha(problem, np.full(problem.m, problem.C / 2))
+        a0 = feasible_alpha(problem, np.full(problem.m, problem.C / 2) if alpha0 is None
+                            else alpha0)
         _, _, s20 = node_certificate(problem, a0, F1, free, k)
         inW = np.zeros(n, bool)
         inW[W] = True
@@ -178,19 +216,16 @@ def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free:
     best: NodeBound | None = None
     status = "no solution"
     for rnd in range(1, max_rounds + 1):
-        qp = node_dual_qp(problem, F1, W, k)
-        res = solve(qp, solver=plan.relax_solver)
-        status = res.status.value
-        if not res.has_solution:
+        alpha, v, status = _solve_restricted(problem, plan, F1, W, k, start)
+        if alpha is None:
             break
-        val, a, s2 = node_certificate(problem, res.values["alpha"], F1, free, k)
+        val, a, s2 = node_certificate(problem, alpha, F1, free, k)
+        start = a
         s2W = s2[W]
         kk = min(k, W.size)
         thr = float(np.partition(s2W, W.size - kk)[W.size - kk])
         if best is None or val > best.bound:
-            tau = float(res.values["tau"][0])
-            best = NodeBound(val, a, s2, _selection(res, qp, W, s2W, k, tau), W.copy(), rnd,
-                             status)
+            best = NodeBound(val, a, s2, v, W.copy(), rnd, status)
         best.solves = rnd
         if val > ub:
             break
@@ -204,5 +239,8 @@ def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free:
     if best is None:
         raise RuntimeError(f"the node relaxation failed ({status}) with solver "
                            f"{plan.relax_solver or 'default'}; try another --relax-solver")
-    best.status, best.W = status, W
+    # the children start from the features the relaxation uses plus the k + extra largest s^2
+    keep = best.W[best.v > 1e-6]
+    top = free[np.argsort(-best.s2[free], kind="stable")[:min(free.size, k + extra)]]
+    best.status, best.W_next = status, np.union1d(keep, top)
     return best
