@@ -32,9 +32,10 @@ def test_bnb_certifies_enumerated_optimum(key: str, B: int, C: float) -> None:
     assert res.extra["nodes"] >= 1 and res.extra["open_nodes"] == 0
 
 
-def test_bnb_with_local_search_incumbent_and_generic_solver() -> None:
-    """The root heuristic (Algorithm 1, SCIP) and the node SOCPs through the solver layer
-    (Clarabel via ConicQP instead of the native interior-point path) give the same optimum."""
+def test_bnb_with_local_bnb_incumbent_and_generic_solver() -> None:
+    """The default root heuristic (the restricted problem by bnb itself) and the node SOCPs
+    through the solver layer (Clarabel via ConicQP instead of the native interior-point
+    path) give the same optimum."""
     key, B, C = "rand0", 3, 1.0
     opt, S, _ = enum_opt(key, B, C)
     res = solve_fs_linear(prob(key, B, C), "bnb",
@@ -53,7 +54,7 @@ def test_bnb_agrees_with_algorithm_4(solver: str, key: str, B: int, C: float) ->
     except SolverError as exc:
         pytest.skip(f"{solver}: {exc}")
     res = solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(solver=solver, time_limit=60),
-                          k=1)
+                          root_search="local-search", k=1)
     assert ex.status.value == res.status.value == "optimal"
     assert math.isclose(res.objective, ex.objective, rel_tol=TOL)
     assert res.selected == ex.selected

@@ -27,7 +27,7 @@ from sparsekm.solvers import Result, SolutionStatus, SolverPlan, Termination, re
 from .common import Search, finish
 from .heuristic import run_strategy
 
-ROOT_SEARCHES = ("local-search", "kernel-search", "none")
+ROOT_SEARCHES = ("local-bnb", "local-search", "kernel-search", "none")
 
 
 @dataclass(order=True)
@@ -82,15 +82,43 @@ class Tree:
         heapq.heappush(self.heap, Node(bound, next(self.counter), F1, packed, k,
                                        W.astype(np.int32), a))
 
-    def try_support(self, support: list[int]) -> None:
-        """Evaluate the SVM (1) on a support (cached) and keep it if it improves UB."""
+    candidates: np.ndarray | None = None   # features for the swap search (root ranking)
+    best_key: tuple[int, ...] = ()
+
+    def value(self, support: list[int]) -> float:
+        """The SVM (1) on a support (cached); keeps it when it improves UB."""
         key = tuple(sorted(int(j) for j in support))
-        if key in self.seen or not key:
-            return
-        res = fast_support(self.problem, list(key), self.plan)
-        self.seen[key] = res.objective
-        if res.objective < self.ub:
-            self.ub, self.best = res.objective, res
+        if not key:
+            return math.inf
+        if key not in self.seen:
+            res = fast_support(self.problem, list(key), self.plan)
+            self.seen[key] = res.objective
+            if res.objective < self.ub:
+                self.ub, self.best, self.best_key = res.objective, res, key
+        return self.seen[key]
+
+    def try_support(self, support: list[int]) -> None:
+        """Evaluate a support; a new incumbent is improved by the swap search."""
+        before = self.ub
+        self.value(support)
+        if self.ub < before and self.candidates is not None:
+            self.swap_search()
+
+    def swap_search(self, share: float = 0.05) -> None:
+        """First-improvement 1-swap local search from the incumbent over ``candidates``,
+        within ``share`` of the remaining time (a heuristic: UB only)."""
+        clock = self.plan.clock
+        stop = clock.elapsed() + (share * clock.remaining() if clock.limit else 60.0)
+        improved = True
+        while improved and clock.elapsed() < stop:
+            improved = False
+            S, cur = list(self.best_key), self.ub
+            for i, j in itertools.product(range(len(S)), self.candidates):
+                if j in S or clock.elapsed() >= stop:
+                    continue
+                if self.value(S[:i] + [int(j)] + S[i + 1:]) < cur - 1e-12 * abs(cur):
+                    improved = True
+                    break
 
 
 FAST_SVM_MAX_M = 600   # libsvm on the m x m Gram matrix up to this many samples
@@ -212,12 +240,21 @@ def _initial_incumbent(tree: Tree, root: NodeBound, search: Search, root_search:
     v = np.zeros(p.n)
     v[root.W] = root.v
     u = 1.0 - v - 1e-9 * root.s2 / max(float(root.s2.max()), 1e-300)   # DSCoP-style ranking
-    tree.try_support(list(np.argsort(u, kind="stable")[:p.B]))
+    order = np.argsort(u, kind="stable")
+    tree.candidates = order[:min(p.n, p.B + 40)]
+    tree.try_support(list(order[:p.B]))
     if root_search == "none" or plan.clock.expired():
         return
     rem = plan.clock.remaining()
-    sub = plan if math.isinf(rem) else replace(plan, time_limit=max(share * rem, 0.01),
-                                               deadline=None).start()
+    sub = replace(plan, time_limit=max(share * rem, 0.01) if math.isfinite(rem) else 60.0,
+                  deadline=None, verbose=False).start()
+    if root_search == "local-bnb":     # Algorithm 1's restricted problem, solved by bnb
+        K = np.sort(order[:min(p.n, 2 * p.B + search.k)])
+        if K.size > p.B:
+            subp = replace(p, X=p.X[:, K], cardinality="le")
+            h = bnb(subp, sub, root_search="none", gap_tol=tree.gap_tol)
+            tree.try_support([int(K[j]) for j in h.selected])
+        return
     h = run_strategy(p, sub, replace(search, strategy=root_search), u)
     if h.has_solution and h.selected is not None:
         tree.try_support(list(h.selected))
@@ -227,7 +264,7 @@ def _initial_incumbent(tree: Tree, root: NodeBound, search: Search, root_search:
           paper="Bertsimas, Pauphilet & Van Parys (2021); Hazimeh, Mazumder & Saab (2022)",
           ref="branch and bound with the dual of (13) per node")
 def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search(),
-        root_search: str = "local-search", heuristic_share: float = 0.25,
+        root_search: str = "local-bnb", heuristic_share: float = 0.25,
         gap_tol: float = 1e-4, node_limit: int | None = None, extra: int = 30,
         branching: str = "fractional", log_every: float = 5.0) -> Result:
     """Certified optimum of FS-SVM (2) (paper D) by best-first branch and bound on z.
@@ -238,10 +275,12 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
     ``relax_solver``); children inherit the parent's bound and working set. At each node:
     rounding heuristic (the relaxed support, polished by the SVM (1)), pruning at
     UB (1 - ``gap_tol``), reduced-cost-like fixing of features (:func:`_screen`), branching
-    on the most fractional relaxed z_j. The root incumbent comes from paper D's Local Search
-    (Algorithm 1) or Kernel Search (Algorithm 2) ranked by the root relaxation
-    (``root_search``, with ``search``'s k / rho / cop_form; its MIQPs use ``plan.solver`` and
-    ``plan.subproblem_time_limit``; at most ``heuristic_share`` of the time limit).
+    on the most fractional relaxed z_j. The root incumbent (``root_search``, at most
+    ``heuristic_share`` of the time limit) comes from Algorithm 1's restricted problem on the
+    2B + k best-ranked features solved by this branch and bound (``"local-bnb"``), or from
+    paper D's Local Search (Algorithm 1) / Kernel Search (Algorithm 2) ranked by the root
+    relaxation (``search``'s k / rho / cop_form; MIQPs by ``plan.solver`` within
+    ``plan.subproblem_time_limit``); every new incumbent is improved by 1-swaps.
 
     The returned bound is min(open nodes, pruned parts, incumbent): valid at every stop, so a
     time or node limit returns the incumbent with its certified gap. ``extra`` records nodes,
