@@ -125,20 +125,31 @@ FAST_SVM_MAX_M = 600   # libsvm on the m x m Gram matrix up to this many samples
 
 
 def fast_support(problem: FSLinearProblem, support: list[int], plan: SolverPlan) -> Result:
-    """A feasible point of (2) on ``support``: the SVM (1) by libsvm's SMO on X_S X_S' (tol
-    1e-8; small m, no QP solver chosen) or by the plan's QP solver. The objective is always
-    recomputed exactly from (w, b), so it is a true upper bound."""
+    """A feasible point of (2) on ``support``: the SVM (1) by libsvm's SMO on X_S X_S' (small
+    m, no QP solver chosen; tol 1e-6, at most 10^5 iterations, then the optimal intercept for
+    its w) or by the plan's QP solver. The objective is always recomputed exactly from
+    (w, b), so it is a true upper bound; the final incumbent is re-solved by the QP solver."""
+    import warnings
+
     from sparsekm.models.fs_linear import point_result
     from sparsekm.solvers.smo import solve_svm_dual
+    from sparsekm.solvers.smo.certificate import optimal_intercept
 
     p = problem
     if plan.qp_solver is not None or p.m > FAST_SVM_MAX_M:
         return support_result(p, support, plan, method="bnb")
     XS = p.X[:, support]
-    r = solve_svm_dual(XS @ XS.T, p.y, p.C, tol=1e-8, check_input=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = solve_svm_dual(XS @ XS.T, p.y, p.C, tol=1e-6, max_iter=100_000,
+                           check_input=False)
     w = np.zeros(p.n)
     w[support] = XS.T @ r.values["dual_coef"]
-    return point_result(p, w, float(r.values["b"]), method="bnb")
+    g = XS @ w[support]
+    b = optimal_intercept(g, p.y)
+    res = point_result(p, w, b, method="bnb")
+    alt = point_result(p, w, float(r.values["b"]), method="bnb")
+    return alt if alt.objective < res.objective else res
 
 
 def _free_mask(node: Node, n: int) -> np.ndarray:
