@@ -38,33 +38,32 @@ def _slacks(a, tau, t, QW, C):
 
 
 @njit(cache=True)
-def _residual(a, tau, t, lam, mu, zeta, omega, kappa, nu, s, phi, QW, QF, y, C, k, T):
-    m = a.size
+def _residual(prob, x, z, s, phi, T):
+    """Norms of the KKT residual with centring 1/T: (all, stationarity, y'a)."""
+    QW, QF, y, C, k = prob
+    a, tau, t = x
+    lam, mu, zeta, omega, kappa, nu = z
     ra = QF @ a - 1.0 + 2.0 * (QW.T @ (lam * s)) - zeta + omega + nu * y
     rtau = 0.5 * k - lam.sum() - kappa
     rt = 0.5 - lam - mu
     norm = (ra @ ra) + rtau * rtau + (rt @ rt)
-    cent = 0.0
-    for j in range(t.size):
-        c1 = lam[j] * phi[j] - 1.0 / T
-        c2 = mu[j] * t[j] - 1.0 / T
-        cent += c1 * c1 + c2 * c2
-    for i in range(m):
-        c1 = zeta[i] * a[i] - 1.0 / T
-        c2 = omega[i] * (C - a[i]) - 1.0 / T
-        cent += c1 * c1 + c2 * c2
-    c1 = kappa * tau - 1.0 / T
-    cent += c1 * c1
+    cent = np.sum((lam * phi - 1.0 / T) ** 2) + np.sum((mu * t - 1.0 / T) ** 2) \
+        + np.sum((zeta * a - 1.0 / T) ** 2) + np.sum((omega * (C - a) - 1.0 / T) ** 2) \
+        + (kappa * tau - 1.0 / T) ** 2
     rp = y @ a
     return np.sqrt(norm + cent + rp * rp), np.sqrt(norm), abs(rp)
 
 
 @njit(cache=True)
-def _direction(K, QW, QF, y, C, k, a, tau, t, s, phi, lam, mu, zeta, omega, kappa, nu, c, d,
-               g1, g2, g3, g4, g5):
-    """Newton direction for complementarity targets lam*phi = g1, mu*t = g2, zeta*a = g3,
-    omega*(C - a) = g4, kappa*tau = g5 (Boyd & Vandenberghe (11.54)-(11.55) with r_cent =
-    lambda * slack - target), t eliminated."""
+def _direction(K, prob, x, z, s, phi, cd, g):
+    """Newton direction for complementarity targets g = (lam*phi, mu*t, zeta*a,
+    omega*(C - a), kappa*tau) (Boyd & Vandenberghe (11.54)-(11.55) with r_cent =
+    lambda * slack - target), t eliminated; K the reduced matrix, cd = (lam/phi, d)."""
+    QW, QF, y, C, k = prob
+    a, tau, t = x
+    lam, mu, zeta, omega, kappa, nu = z
+    c, d = cd
+    g1, g2, g3, g4, g5 = g
     m = a.size
     g_t = 0.5 - g1 / phi - g2 / t
     g_a = QF @ a - 1.0 + 2.0 * (QW.T @ (s * g1 / phi)) - g3 / a + g4 / (C - a) + nu * y
@@ -76,44 +75,39 @@ def _direction(K, QW, QF, y, C, k, a, tau, t, s, phi, lam, mu, zeta, omega, kapp
     sol = np.linalg.solve(K, rhs)
     da = sol[:m]
     dtau = sol[m]
-    dnu = sol[m + 1]
     ds = QW @ da
     dt = (-g_t + 2.0 * c * s * ds - c * dtau) / d
-    dlam = -lam + (g1 + lam * (2.0 * s * ds - dtau - dt)) / phi
-    dmu = -mu + (g2 - mu * dt) / t
-    dzeta = -zeta + (g3 - zeta * da) / a
-    domega = -omega + (g4 + omega * da) / (C - a)
-    dkappa = -kappa + (g5 - kappa * dtau) / tau
-    return da, dtau, dnu, dt, dlam, dmu, dzeta, domega, dkappa
+    dz = (-lam + (g1 + lam * (2.0 * s * ds - dtau - dt)) / phi, -mu + (g2 - mu * dt) / t,
+          -zeta + (g3 - zeta * da) / a, -omega + (g4 + omega * da) / (C - a),
+          -kappa + (g5 - kappa * dtau) / tau, sol[m + 1])
+    return (da, dtau, dt), dz
 
 
 @njit(cache=True)
-def _max_step(a, tau, t, s, phi, lam, mu, zeta, omega, kappa, da, dtau, dt, dlam, dmu, dzeta,
-              domega, dkappa, QW, C):
+def _ratio(v, dv, step):
+    """min(step, -v/dv over dv < 0): the step keeping v + step * dv >= 0."""
+    for i in range(v.size):
+        if dv[i] < 0:
+            step = min(step, -v[i] / dv[i])
+    return step
+
+
+@njit(cache=True)
+def _max_step(x, z, dx, dz, s, phi, prob):
     """Largest step in [0, 1] keeping duals and linear slacks (and the linearised quadratic
     slacks) nonnegative."""
+    QW, C = prob[0], prob[3]
+    a, tau, t = x
+    da, dtau, dt = dx
     step = 1.0
-    dphi = dt + dtau - 2.0 * s * (QW @ da)
-    for j in range(t.size):
-        if dlam[j] < 0:
-            step = min(step, -lam[j] / dlam[j])
-        if dmu[j] < 0:
-            step = min(step, -mu[j] / dmu[j])
-        if dt[j] < 0:
-            step = min(step, -t[j] / dt[j])
-        if dphi[j] < 0:
-            step = min(step, -phi[j] / dphi[j])
-    for i in range(a.size):
-        if dzeta[i] < 0:
-            step = min(step, -zeta[i] / dzeta[i])
-        if domega[i] < 0:
-            step = min(step, -omega[i] / domega[i])
-        if da[i] < 0:
-            step = min(step, -a[i] / da[i])
-        elif da[i] > 0:
-            step = min(step, (C - a[i]) / da[i])
-    if dkappa < 0:
-        step = min(step, -kappa / dkappa)
+    for v, dv in zip(z[:4], dz[:4]):
+        step = _ratio(v, dv, step)
+    step = _ratio(t, dt, step)
+    step = _ratio(phi, dt + dtau - 2.0 * s * (QW @ da), step)
+    step = _ratio(a, da, step)
+    step = _ratio(C - a, -da, step)
+    if dz[4] < 0:
+        step = min(step, -z[4] / dz[4])
     if dtau < 0:
         step = min(step, -tau / dtau)
     return step
@@ -166,12 +160,13 @@ def ipm_node_dual(QW, QF, y, C, k, a0, tol, max_iter):
     K = np.zeros((m + 2, m + 2))
     it = 0
     converged = False
+    prob = (QW, QF, y, C, k)
+    x = (a, tau, t)
+    z = (lam, mu, zeta, omega, kappa, nu)
     while it < max_iter:
         it += 1
         eta = lam @ phi + mu @ t + zeta @ a + omega @ (C - a) + kappa * tau
-        mu_c = eta / nc
-        _, rdual, rpri = _residual(a, tau, t, lam, mu, zeta, omega, kappa, nu, s, phi,
-                                   QW, QF, y, C, k, 1.0 / mu_c)
+        _, rdual, rpri = _residual(prob, x, z, s, phi, nc / eta)
         fscale = 1.0 + abs(a.sum())
         if rdual < tol * fscale and rpri < tol * fscale and eta < tol * fscale:
             converged = True
@@ -189,40 +184,26 @@ def ipm_node_dual(QW, QF, y, C, k, a0, tol, max_iter):
         K[m, m] = (c * (1.0 - c / d)).sum() + kappa / tau + 1e-14
         K[:m, m + 1] = y
         K[m + 1, :m] = y
-        K[m, m + 1] = 0.0
-        K[m + 1, m] = 0.0
-        K[m + 1, m + 1] = 0.0
         # centring targets 1/T with T = 10 nc / eta (Boyd & Vandenberghe, Algorithm 11.2)
         g = eta / (10.0 * nc)
-        ga_ = np.full(p, g)
-        gm_ = np.full(m, g)
-        da, dtau, dnu, dt, dlam, dmu, dzeta, domega, dkappa = _direction(
-            K, QW, QF, y, C, k, a, tau, t, s, phi, lam, mu, zeta, omega, kappa, nu, c, d,
-            ga_, ga_, gm_, gm_, g)
-        rnorm, _, _ = _residual(a, tau, t, lam, mu, zeta, omega, kappa, nu, s, phi,
-                                QW, QF, y, C, k, 1.0 / g)
-        step = 0.99 * _max_step(a, tau, t, s, phi, lam, mu, zeta, omega, kappa, da, dtau, dt,
-                                dlam, dmu, dzeta, domega, dkappa, QW, C)
+        gp = np.full(p, g)
+        gm = np.full(m, g)
+        dx, dz = _direction(K, prob, x, z, s, phi, (c, d), (gp, gp, gm, gm, g))
+        rnorm, _, _ = _residual(prob, x, z, s, phi, 1.0 / g)
+        step = 0.99 * _max_step(x, z, dx, dz, s, phi, prob)
         while step > 1e-12:       # strictly feasible (quadratic slacks) and residual decrease
-            an = a + step * da
-            taun = tau + step * dtau
-            tn = t + step * dt
-            sn_, phin, okn = _slacks(an, taun, tn, QW, C)
+            xn = (a + step * dx[0], tau + step * dx[1], t + step * dx[2])
+            sn_, phin, okn = _slacks(xn[0], xn[1], xn[2], QW, C)
             if okn:
-                rn, _, _ = _residual(an, taun, tn, lam + step * dlam, mu + step * dmu,
-                                     zeta + step * dzeta, omega + step * domega,
-                                     kappa + step * dkappa, nu + step * dnu, sn_, phin,
-                                     QW, QF, y, C, k, 1.0 / g)
+                zn = (lam + step * dz[0], mu + step * dz[1], zeta + step * dz[2],
+                      omega + step * dz[3], kappa + step * dz[4], nu + step * dz[5])
+                rn, _, _ = _residual(prob, xn, zn, sn_, phin, 1.0 / g)
                 if rn <= (1.0 - 0.01 * step) * rnorm:
                     break
             step *= 0.5
         if step <= 1e-12:
             break
-        a, tau, t, s, phi = an, taun, tn, sn_, phin
-        lam = lam + step * dlam
-        mu = mu + step * dmu
-        zeta = zeta + step * dzeta
-        omega = omega + step * domega
-        kappa = kappa + step * dkappa
-        nu = nu + step * dnu
+        x, z, s, phi = xn, zn, sn_, phin
+        a, tau, t = x
+        lam, mu, zeta, omega, kappa, nu = z
     return a, tau, np.minimum(np.maximum(2.0 * lam, 0.0), 1.0), it, converged
