@@ -118,7 +118,7 @@ def exact(problem: SMKLProblem, plan: SolverPlan | None = None, *, starts: int =
         if S is not None:
             leaves += 1
             r = kelley(problem, S=S, alphas=pool.top(problem, S, 10), tol=tol / 4,
-                       cutoff=cutoff(), deadline=clock, solver=plan.relax_solver)
+                       cutoff=cutoff(), plan=plan)
             for a, d in r["alphas"]:
                 pool.add(a, d)
             n_svm += r["iterations"] + 1
@@ -136,7 +136,7 @@ def exact(problem: SMKLProblem, plan: SolverPlan | None = None, *, starts: int =
         lb2, beta_b, _ = pool.bound(problem, I0, I1)
         if node_abr_iter > 0:
             absorb(abr_run(problem, beta_b, max_iter=node_abr_iter, deadline=clock,
-                           excluded=tuple(I0), forced=tuple(I1)))
+                           node=(tuple(I0), tuple(I1))))
             lb2, beta_b, _ = pool.bound(problem, I0, I1)
         lb2 = max(lb, lb2)
         if lb2 >= cutoff():
@@ -169,8 +169,7 @@ def enumerate_supports(problem: SMKLProblem, plan: SolverPlan | None = None, *,
         # a support whose lower bound passes the best value so far cannot win: stop it there
         # (its bound >= cutoff keeps min(bound) valid within tol)
         cutoff = np.inf if best is None else best[0] - tol * max(1.0, abs(best[0]))
-        r = kelley(problem, S=list(S), tol=tol, max_iter=300, cutoff=cutoff,
-                   deadline=plan.clock, solver=plan.relax_solver)
+        r = kelley(problem, S=list(S), tol=tol, max_iter=300, cutoff=cutoff, plan=plan)
         rows.append({"support": list(S), "upper": r["upper"], "bound": r["bound"]})
         bound = min(bound, r["bound"])
         if r["termination"] == "time_limit":

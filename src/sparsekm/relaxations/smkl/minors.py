@@ -184,8 +184,7 @@ def sdp_full_cp(problem: SMKLProblem, plan: SolverPlan | None = None, *, tol: fl
 
     plan = (plan or SolverPlan()).start()
     t0 = time.perf_counter()
-    r = kelley(problem, tol=tol, max_iter=max_iter, deadline=plan.clock,
-               solver=plan.relax_solver)
+    r = kelley(problem, tol=tol, max_iter=max_iter, plan=plan)
     term = {"converged": Termination.CONVERGED, "time_limit": Termination.TIME_LIMIT}.get(
         r["termination"], Termination.ITERATION_LIMIT)
     res = relaxation_result(problem, None, objective=r["upper"], beta=r["beta"], z=None,
