@@ -19,6 +19,7 @@ SMALL = {  # parameters of the test run, per notebook
     "03_paper_D_fs_linear.ipynb": {"DATA": ["wine"], "B": [2], "ROWS": 80, "TIME_LIMIT": 60},
     "04_paper_A_fs_kernel.ipynb": {"DATA": ["wholesale"], "KERNELS": ["poly"], "STARTS": 2,
                                    "SAMPLES": 20, "ROWS": 120},
+    "05_paper_C_sklr.ipynb": {"DATA": ["wine"], "C": [1.0], "ROWS": 100},
 }
 EXPERIMENTS = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb") if p.name != "01_tour.ipynb")
 

@@ -6,6 +6,8 @@ _NAMES = {
     "CardinalityKernelSVC": "fs_kernel",    # paper A
     "CardinalityLinearSVC": "fs_linear",    # paper D
     "SparseKernelLogisticRegression": "sklr",  # paper C
+    "SparseMKLClassifier": "smkl",          # paper B
+    "MinMaxFeatureWeightingSVC": "minmax_fs",  # paper E
 }
 __all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy(__name__, _NAMES)

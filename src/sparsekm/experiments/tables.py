@@ -11,6 +11,7 @@ or ``median``); a cell whose runs all failed shows their status.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from .child import FAILED
@@ -31,8 +32,11 @@ LABELS = {"objective": "obj", "lower_bound": "bound", "gap": "gap %", "time_s": 
           "test_accuracy": "test acc"}
 
 
-def runs_frame(cfg: ExperimentConfig) -> Any:
-    """One row per stored run of the config (grid order), grid keys first, then results."""
+def runs_frame(cfg: ExperimentConfig, extras: Sequence[str] = ()) -> Any:
+    """One row per stored run of the config (grid order), grid keys first, then results;
+    ``extras`` names payload keys of a problem (e.g. ``support_fraction``) added as columns."""
+    import json
+
     import pandas as pd
 
     specs = expand(cfg)
@@ -49,8 +53,11 @@ def runs_frame(cfg: ExperimentConfig) -> Any:
         if row.get("method") is None:
             row["method"] = r["method"]
         row.update({c: (s.key if c == "key" else _plain(r[c])) for c in RESULT_COLUMNS})
+        payload = json.loads(r["payload"]) if extras and r["payload"] else {}
+        row.update({c: payload.get(c) for c in extras})
         rows.append(row)
-    df = pd.DataFrame(rows, columns=label_cols + list(RESULT_COLUMNS), dtype=object)
+    df = pd.DataFrame(rows, columns=label_cols + list(RESULT_COLUMNS) + list(extras),
+                      dtype=object)
     for c in NUMERIC:
         df[c] = pd.to_numeric(df[c], errors="coerce")
     return df

@@ -13,6 +13,7 @@ symmetrize, add_jitter
     Small matrix utilities.
 """
 
+from .anisotropic import anisotropic_rbf_derivative, anisotropic_rbf_weight_gradient  # noqa: F401
 from .functions import (
     KERNELS,
     KernelSpec,
@@ -48,3 +49,4 @@ __all__ = [
     "sigmoid_kernel",
     "symmetrize",
 ]
+from .dictionary import KernelDictionary, parse_kernels  # noqa: E402,F401 - paper B

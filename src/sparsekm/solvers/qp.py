@@ -20,7 +20,7 @@ from .types import ProblemClass, SolverOptions
 
 __all__ = ["ConicQP"]
 
-CONES = ("zero", "nonneg", "soc")
+CONES = ("zero", "nonneg", "soc", "psd")
 
 
 @dataclass
@@ -28,7 +28,10 @@ class ConicQP:
     """min 1/2 x'Px + q'x  s.t.  A x + s = b,  s in K = K_1 x ... x K_r.
 
     ``cones`` lists ``(kind, size)`` blocks of rows of A in order: ``"zero"`` (equalities),
-    ``"nonneg"`` (A x <= b) and ``"soc"`` (s_1 >= ||s_2:||). ``P`` and ``A`` are scipy sparse;
+    ``"nonneg"`` (A x <= b), ``"soc"`` (s_1 >= ||s_2:||) and ``"psd"`` (s = svec of a PSD
+    n x n matrix: its upper triangle column by column, off-diagonals times sqrt(2), size
+    n(n+1)/2 -- Clarabel's convention; used by paper B's 3x3-minor relaxation (18)).
+    ``P`` and ``A`` are scipy sparse;
     ``names`` maps a variable name to its slice of x (reported in ``Result.values``).
     """
 
@@ -49,6 +52,8 @@ class ConicQP:
 
     @property
     def problem_class(self) -> ProblemClass:
+        if any(k == "psd" for k, _ in self.cones):
+            return ProblemClass.SDP
         if any(k == "soc" for k, _ in self.cones):
             return ProblemClass.SOCP
         return ProblemClass.QP if self.P.nnz else ProblemClass.LP
@@ -70,10 +75,32 @@ class ConicQP:
         for kind, size in self.cones:
             Ak, bk = self.A[row:row + size], self.b[row:row + size]
             s = bk - Ak @ x
-            cons.append(s == 0 if kind == "zero" else s >= 0 if kind == "nonneg"
-                        else cp.SOC(s[0], s[1:]))
+            if kind == "psd":
+                cons.append(_svec_matrix(s, _psd_dim(size)) >> 0)
+            else:
+                cons.append(s == 0 if kind == "zero" else s >= 0 if kind == "nonneg"
+                            else cp.SOC(s[0], s[1:]))
             row += size
         return cp.Problem(cp.Minimize(obj), cons), x
+
+
+def _psd_dim(rows: int) -> int:
+    """n with n(n+1)/2 == rows."""
+    return int(round((np.sqrt(8 * rows + 1) - 1) / 2))
+
+
+def _svec_matrix(s: Any, n: int) -> Any:
+    """The symmetric CVXPY matrix whose svec (upper triangle by columns, sqrt 2) is ``s``."""
+    import cvxpy as cp
+
+    entries: list[list[Any]] = [[None] * n for _ in range(n)]
+    r = 0
+    for j in range(n):
+        for i in range(j + 1):
+            v = s[r] if i == j else s[r] / np.sqrt(2.0)
+            entries[i][j] = entries[j][i] = v
+            r += 1
+    return cp.bmat(entries)
 
 
 _CLARABEL_STATUS = {
@@ -91,7 +118,7 @@ class ClarabelMatrixAdapter:
     """Clarabel called directly on a :class:`ConicQP` (tolerances 1e-10)."""
 
     framework = "matrix"
-    classes = frozenset({ProblemClass.LP, ProblemClass.QP, ProblemClass.SOCP})
+    classes = frozenset({ProblemClass.LP, ProblemClass.QP, ProblemClass.SOCP, ProblemClass.SDP})
 
     def solve(self, qp: ConicQP, options: SolverOptions, problem_class: ProblemClass,
               solver_label: str, version: str) -> Result:
@@ -99,7 +126,8 @@ class ClarabelMatrixAdapter:
 
         t0 = time.perf_counter()
         kinds = {"zero": clarabel.ZeroConeT, "nonneg": clarabel.NonnegativeConeT,
-                 "soc": clarabel.SecondOrderConeT}
+                 "soc": clarabel.SecondOrderConeT,
+                 "psd": lambda rows: clarabel.PSDTriangleConeT(_psd_dim(rows))}
         settings = clarabel.DefaultSettings()
         settings.verbose = options.verbose
         settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-10

@@ -1,0 +1,83 @@
+"""Paper E, Algorithm 1 on one training sample S~: CV start, (18), solve (14)/(20), re-solve (10).
+
+1. N-fold CV of the SVM (10) over the (C, gamma) grid with gamma_j = gamma for all j
+   (:func:`~sparsekm.algorithms.minmax_fs.cv.cv_start`) -> (C*, gamma_ini): the NO-FS model.
+2. The lower-level dual (18) at (C*, gamma_ini): alpha_ini, nu_ini, lambda0_ini, lambdaC_ini
+   (from the SVM's KKT conditions, :func:`~sparsekm.models.minmax_fs.lower_level`; the
+   ``lower-dual`` Pyomo model has the same optimum, a test checks it).
+3. (14) by the chosen route from there: ``fast`` (value function), ``ipopt`` or ``scip`` (20).
+4. The SVM (10) re-solved at the found gamma (inside every route).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sparsekm import registry
+from sparsekm.models.minmax_fs import MinMaxFSProblem
+from sparsekm.solvers import Result, SolverPlan
+
+from .cv import C_GRID, GAMMA_GRID, cv_start, decision_values, nofs_summary
+
+__all__ = ["C2_GRID", "Start", "algorithm1", "predict_scores"]
+
+C2_GRID = (0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99)   # Section 4.2
+
+
+@dataclass(frozen=True)
+class Start:
+    """How Algorithm 1 picks (C*, gamma_ini): a ``folds``-fold CV (seeded) over the grids,
+    with ``C`` / a scalar ``gamma0`` fixing that coordinate (both given: no CV, the CLI's
+    ``--gamma0``); a per-feature ``gamma0`` needs ``C``."""
+
+    C: float | None = None
+    gamma0: Any = None
+    folds: int = 5
+    seed: int = 0
+    C_grid: tuple = C_GRID
+    gamma_grid: tuple = GAMMA_GRID
+
+
+def algorithm1(X: np.ndarray, y: np.ndarray, *, C2: float = 0.5, p: float = 1.0,
+               method: str = "fast", plan: SolverPlan | None = None, start: Start = Start(),
+               method_options: dict[str, Any] | None = None) -> Result:
+    """Algorithm 1 on training rows (X, y) (already scaled): the route's :class:`Result`.
+
+    ``extra["cv"]`` holds C*, gamma_ini and the CV accuracy; ``extra["C"]`` the C used;
+    ``time_s`` includes the CV (``extra["method_time_s"]`` is the route alone).
+    """
+    import time
+
+    t0 = time.perf_counter()
+    plan = (plan or SolverPlan()).start()
+    entry = registry.get("minmax-fs", "method", method)
+    C, gamma0 = start.C, start.gamma0
+    vector = gamma0 is not None and np.ndim(gamma0) > 0
+    if vector and C is None:
+        raise ValueError("a per-feature gamma0 needs C as well (the CV grid is isotropic); "
+                         "pass C= or a scalar gamma0")
+    MinMaxFSProblem(X, y, C=1.0 if C is None else C, C2=C2, p=p)    # validate early
+    if vector:
+        C_star, g0, cvinfo = float(C), gamma0, {"C": float(C), "gamma": None,
+                                                 "cv_accuracy": None}
+    else:
+        cv = cv_start(X, y, folds=start.folds, seed=start.seed, C_grid=start.C_grid,
+                      gamma_grid=start.gamma_grid, C=C, gamma=gamma0)
+        C_star, g0, cvinfo = cv.C, cv.gamma, nofs_summary(cv)
+        plan.progress(f"minmax-fs Algorithm 1: C* = {cv.C:g}, gamma_ini = {cv.gamma:g} "
+                      f"(CV accuracy {cv.accuracy:.4f})")
+    problem = MinMaxFSProblem(X, y, C=C_star, C2=C2, p=p)
+    res = entry(problem, plan, gamma0=g0, **(method_options or {}))
+    res.extra.update(cv=cvinfo, C=C_star, method_time_s=res.time_s)
+    res.time_s = time.perf_counter() - t0            # CV included
+    return res
+
+
+def predict_scores(X_train: np.ndarray, y: np.ndarray, res: Result,
+                   X_new: np.ndarray) -> np.ndarray:
+    """Decision values of new rows for a paper-E result (its gamma, alpha and b)."""
+    return decision_values(X_train, y, np.asarray(res.alpha), float(res.b),
+                           np.asarray(res.gamma), X_new)

@@ -1,0 +1,128 @@
+"""The paper's route: the single-level reformulation (20) handed to an off-the-shelf solver.
+
+* ``ipopt`` -- Ipopt (cyipopt) on (20) from Algorithm 1's start (gamma0 and the lower-level
+  duals (18) at gamma0), through exact numpy callbacks (``model="callbacks"``, default) or the
+  declarative Pyomo model compiled by the solver layer (``model="pyomo"``, small data only).
+* ``scip`` -- SCIP (or another global solver given as ``plan.solver``) on the Pyomo model
+  (20); its dual bound is a certified lower bound on (14), because (20) and (14) have the same
+  optimal value.
+
+Both end as Algorithm 1 does: the SVM (10) is re-solved at the returned gamma.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from sparsekm.models.minmax_fs import MinMaxFSProblem, check_model_size, lower_level
+from sparsekm.models.minmax_fs import single_level_model as pyomo_20
+from sparsekm.models.minmax_fs.nlp import single_level_nlp
+from sparsekm.registry import register
+from sparsekm.solvers import Result, SolverPlan, solve
+
+from .common import finish
+
+__all__ = ["ipopt", "scip"]
+
+MODELS = ("callbacks", "pyomo")
+IPOPT_MAX_ITER = 3000
+
+
+def _lower_gap(res: Result) -> Result:
+    """Record how far the solver's own lower-level variables were from optimal.
+
+    (20a) at any point feasible for (20b) is at least f(gamma) = (14a) (weak duality of the
+    lower level), with equality iff its (alpha, nu, lambda) solve (18) at gamma; f(gamma) is
+    the value after the final SVM solve. ``extra["lower_level_gap"]`` = ((20a) at the solver's
+    point - f(gamma)) / max(1, |f(gamma)|) (0: the solver's alpha already solved the SVM).
+    """
+    raw, f = res.extra.get("solver_objective"), res.extra.get("method_objective")
+    res.extra["lower_level_gap"] = None if raw is None or f is None else \
+        float((raw - f) / max(1.0, abs(f)))
+    return res
+
+
+def _info(res: Result, extra: dict[str, Any]) -> dict[str, Any]:
+    return {"termination": res.termination, "converged": res.status.value == "optimal",
+            "message": res.message, **extra}
+
+
+def _gamma(problem: MinMaxFSProblem, res: Result, fallback: np.ndarray) -> np.ndarray:
+    if res.has_solution and "gamma" in res.values:
+        g = np.asarray(res.values["gamma"], dtype=float).ravel()
+        if g.shape == (problem.n,) and np.all(np.isfinite(g)):
+            return np.maximum(g, 0.0)
+    return fallback
+
+
+@register("minmax-fs", "method", "ipopt", paper="E", ref="eq. (20), Algorithm 1 (Ipopt)",
+          problem_class="NLP")
+def ipopt(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: Any = None,
+          model: str = "callbacks", objective: str = "printed", hessian: str = "auto",
+          box: bool = True, tol: float = 1e-8) -> Result:
+    """Local optimum of (20) by Ipopt, started at gamma0 and the duals (18) there.
+
+    ``model``: "callbacks" (exact vectorised derivatives) or "pyomo" (the declarative model;
+    refused past :data:`~sparsekm.models.minmax_fs.pyomo_models.MODEL_TERM_LIMIT`).
+    ``objective``: "printed" (20a) or "reduced" (equal on (20b)). ``hessian``: "auto", "exact"
+    or "lbfgs" (callbacks only). ``box`` keeps the redundant (20d). ``tol``: Ipopt's tolerance
+    (at most IPOPT_MAX_ITER iterations).
+    """
+    plan = (plan or SolverPlan()).start()
+    if plan.solver not in (None, "ipopt", "cyipopt"):
+        raise ValueError(f"method 'ipopt' runs Ipopt, not {plan.solver!r}; use method 'scip' "
+                         "for other Pyomo NLP solvers")
+    if model not in MODELS:
+        raise ValueError(f"model={model!r}: choose one of {', '.join(MODELS)}")
+    t0 = time.perf_counter()
+    g0 = problem.start(gamma0)
+    start = lower_level(problem, g0)              # Algorithm 1: (18) at gamma0
+    # The limit goes to Ipopt as max_cpu_time: the solver layer maps that status (-4) to a
+    # time limit with the last iterate, but not max_wall_time's (-5), which would lose it.
+    opts: dict[str, Any] = {"tol": tol, "max_iter": IPOPT_MAX_ITER}
+    cap = plan.clock.cap()
+    if cap is not None:
+        opts["max_cpu_time"] = float(cap)
+    if model == "callbacks":
+        nlp = single_level_nlp(problem, start, box=box, objective=objective, hessian=hessian)
+        res = solve(nlp, solver="ipopt", verbose=plan.verbose, **opts)
+    else:
+        check_model_size(problem, "ipopt")
+        mdl = pyomo_20(problem, gamma0=g0, box=box, start=start.point(), objective=objective)
+        res = solve(mdl, solver="ipopt", verbose=plan.verbose, **opts)
+    extra = {"solver_objective": res.objective, "solver_status": res.status.value,
+             "solver_time_s": res.time_s, "model": model, "hessian": hessian}
+    return _lower_gap(finish(problem, _gamma(problem, res, g0), start, t0, method="ipopt",
+                             solver=f"{res.solver} {res.version}".strip(),
+                             info=_info(res, extra)))
+
+
+@register("minmax-fs", "method", "scip", paper="E", ref="eq. (20) (global solver)",
+          problem_class="NLP")
+def scip(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: Any = None,
+         objective: str = "reduced", box: bool = True) -> Result:
+    """(20) by SCIP (spatial branch and bound) on the Pyomo model, from gamma0 and (18) there.
+
+    Global: with enough time it proves optimality; within a time limit it returns its
+    incumbent and a certified lower bound on (14). ``objective="reduced"`` (default) drops
+    the unbounded bilinear terms of (20a) (same problem on (20b), much tighter relaxations).
+    Small data only (:func:`~sparsekm.models.minmax_fs.check_model_size`).
+    """
+    plan = (plan or SolverPlan()).start()
+    solver = plan.solver or "scip"
+    check_model_size(problem, solver)
+    t0 = time.perf_counter()
+    g0 = problem.start(gamma0)
+    start = lower_level(problem, g0)
+    mdl = pyomo_20(problem, gamma0=g0, box=box, start=start.point(), objective=objective)
+    res = solve(mdl, solver=solver, time_limit=plan.clock.cap(), verbose=plan.verbose,
+                warm_start=True)
+    extra = {"solver_objective": res.objective, "solver_status": res.status.value,
+             "solver_time_s": res.time_s, "solver_bound": res.bound}
+    out = finish(problem, _gamma(problem, res, g0), start, t0, method="scip",
+                 solver=f"{res.solver} {res.version}".strip(), info=_info(res, extra))
+    _lower_gap(out)
+    return out.certify(res.bound) if res.bound is not None else out

@@ -1,0 +1,150 @@
+"""Baselines of paper B (Section 2.2), posed so that their weights are comparable with (4).
+
+* ``average`` -- AverageMKL: beta_i = 1/q.
+* ``easymkl`` -- EasyMKL (Aiolli & Donini 2015): gamma = argmin over the two class simplices of
+  (1 - lam_easy) gamma'YK_sumYgamma + lam_easy ||gamma||^2 (K_sum = sum_i K_i / q), weights
+  d_i = gamma'YK_iYgamma normalised to sum 1 (the paper's ||d||_1 variant), solved by
+  accelerated projected gradient.
+* ``cka`` -- centered-alignment weights of Cortes, Mohri & Rostamizadeh (2012, alignf): the
+  *constrained* problem max_{beta >= 0} (beta'a)^2 / beta'M beta, i.e. the QP
+  min_{v >= 0} v'Mv - 2 v'a, beta = v / sum v (MKLpy's closed form M^{-1}a drops v >= 0 and
+  returns negative weights).
+* ``single`` -- the strongest simple rival: one kernel of the same dictionary and C, chosen by
+  stratified k-fold cross-validation of an SVC.
+
+Each returns the SVM (C of the problem, or the CV choice for ``single``) on K(beta) and the value
+of (4) at beta (without the sparsity constraint for the dense baselines).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from sparsekm.models.smkl.problem import SMKLProblem
+from sparsekm.models.smkl.subproblems import simplex_projection
+from sparsekm.registry import register
+from sparsekm.solvers import SolverPlan
+
+from .result import method_result
+
+__all__ = ["average", "cka", "easymkl", "single"]
+
+
+@register("smkl", "method", "average", paper="B", ref="Section 2.2 (AverageMKL)",
+          problem_class="baseline")
+def average(problem: SMKLProblem, plan: SolverPlan | None = None) -> Any:
+    """AverageMKL: the uniform combination of every kernel."""
+    t0 = time.perf_counter()
+    return method_result(problem, "average", t0, beta=np.full(problem.q, 1.0 / problem.q))
+
+
+def _two_simplex_projection(v: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    out = np.empty_like(v)
+    out[pos] = simplex_projection(v[pos])
+    out[~pos] = simplex_projection(v[~pos])
+    return out
+
+
+@register("smkl", "method", "easymkl", paper="Aiolli & Donini 2015",
+          ref="EasyMKL, paper B eqs. (5)-(6)", problem_class="baseline")
+def easymkl(problem: SMKLProblem, plan: SolverPlan | None = None, *, lam_easy: float = 0.1,
+            max_iter: int = 2000, tol: float = 1e-8) -> Any:
+    """EasyMKL weights (margin / variance trade-off ``lam_easy`` in [0, 1])."""
+    if not 0.0 <= lam_easy <= 1.0:
+        raise ValueError(f"lam_easy={lam_easy} must lie in [0, 1]")
+    t0 = time.perf_counter()
+    y, K = problem.y, problem.K
+    Ks = K.mean(axis=0)
+    Q = (1.0 - lam_easy) * (Ks * np.outer(y, y))
+    Q[np.diag_indices_from(Q)] += lam_easy
+    pos = y > 0
+    # Lipschitz constant of the gradient 2Q by power iteration
+    v = np.ones(problem.m) / np.sqrt(problem.m)
+    for _ in range(50):
+        v = Q @ v
+        v /= np.linalg.norm(v)
+    L = 2.0 * float(v @ Q @ v) * 1.01 + 1e-12
+    g = _two_simplex_projection(np.ones(problem.m), pos)
+    x_prev, tk = g.copy(), 1.0
+    for _ in range(max_iter):  # FISTA on the two class simplices
+        x = _two_simplex_projection(g - 2.0 * (Q @ g) / L, pos)
+        t_next = 0.5 * (1 + np.sqrt(1 + 4 * tk * tk))
+        g = x + ((tk - 1) / t_next) * (x - x_prev)
+        if np.linalg.norm(x - x_prev) <= tol * max(1.0, np.linalg.norm(x)):
+            x_prev = x
+            break
+        x_prev, tk = x, t_next
+    gy = x_prev * y
+    d = problem.dictionary.quad_forms(gy)
+    d = np.clip(d, 0.0, None)
+    beta = d / d.sum() if d.sum() > 0 else np.full(problem.q, 1.0 / problem.q)
+    return method_result(problem, "easymkl", t0, beta=beta, lam_easy=lam_easy)
+
+
+def _centered_gram(K: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """a_i = <K_i^c, yy'>, M_ij = <K_i^c, K_j^c> with K^c = HKH (H the centering matrix)."""
+    q, m, _ = K.shape
+    Kc = np.empty_like(K)
+    for i in range(q):
+        r = K[i].mean(axis=0)
+        Kc[i] = K[i] - r[None, :] - r[:, None] + r.mean()
+    F = Kc.reshape(q, -1)
+    M = F @ F.T
+    a = np.einsum("qij,i,j->q", Kc, y, y)
+    return a, M
+
+
+@register("smkl", "method", "cka", paper="Cortes, Mohri & Rostamizadeh 2012",
+          ref="alignf (constrained), paper B Section 2.2", problem_class="baseline")
+def cka(problem: SMKLProblem, plan: SolverPlan | None = None) -> Any:
+    """Centered kernel alignment with beta >= 0: min_{v >= 0} v'Mv - 2a'v, beta = v / sum v."""
+    import cvxpy as cp
+
+    from sparsekm.solvers import solve
+
+    plan = plan or SolverPlan()
+    t0 = time.perf_counter()
+    a, M = _centered_gram(problem.K, problem.y)
+    s = float(np.trace(M)) / problem.q or 1.0
+    v = cp.Variable(problem.q, nonneg=True, name="v")
+    prob = cp.Problem(cp.Minimize(cp.quad_form(v, cp.psd_wrap(M / s)) - 2 * (a / s) @ v))
+    solve(prob, solver=plan.qp_solver or plan.relax_solver)
+    vv = np.clip(np.asarray(v.value, dtype=float), 0.0, None)
+    vv[vv < 1e-10 * vv.max()] = 0.0
+    beta = vv / vv.sum()
+    return method_result(problem, "cka", t0, beta=beta, alignment=float(
+        (beta @ a) / np.sqrt(beta @ M @ beta * (problem.y @ problem.y) ** 2)))
+
+
+@register("smkl", "method", "single", paper="B", ref="Section 5 (single-kernel SVC baseline)",
+          problem_class="baseline")
+def single(problem: SMKLProblem, plan: SolverPlan | None = None, *, folds: int = 10,
+           Cs: tuple[float, ...] = (0.1, 1.0, 5.0, 10.0, 50.0, 100.0), seed: int = 0) -> Any:
+    """One kernel of the dictionary and C chosen by stratified k-fold CV of an SVC."""
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.svm import SVC
+
+    from sparsekm.models.smkl.problem import SMKLProblem as P
+
+    t0 = time.perf_counter()
+    K, y = problem.K, problem.y
+    skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+    splits = list(skf.split(np.zeros(problem.m), y))
+    scores = np.zeros((problem.q, len(Cs)))
+    for i in range(problem.q):
+        for c, C in enumerate(Cs):
+            acc = []
+            for tr, te in splits:
+                clf = SVC(kernel="precomputed", C=C).fit(K[i][np.ix_(tr, tr)], y[tr])
+                acc.append(np.mean(clf.predict(K[i][np.ix_(te, tr)]) == y[te]))
+            scores[i, c] = np.mean(acc)
+    i, c = np.unravel_index(np.argmax(scores), scores.shape)
+    beta = np.zeros(problem.q)
+    beta[i] = 1.0
+    sub = P(problem.X, y, problem.kernels, 1, Cs[c], problem.lam, problem.normalize,
+            problem.dictionary)
+    return method_result(sub, "single", t0, beta=beta, C_used=float(Cs[c]),
+                         kernel=problem.labels[i], cv_accuracy=float(scores[i, c]))

@@ -1,0 +1,164 @@
+"""``sparsekm solve smkl`` / ``sparsekm relax smkl``: paper B (sparse multiple kernel learning).
+
+``solve`` methods (from the registry): abr (Algorithm 1), exact (branch-and-bound on z),
+enumerate, average, easymkl, cka, single. ``relax`` relaxations: sdp-full (14), soc-diag (15),
+soc-basis (16), soc-random (17), sdp-3x3 (18), sdp-full-cp ((14) by cutting planes).
+JSON: objective = value of (4) at the returned beta (minimised; for relax: the relaxation's
+value), lower_bound = certified lower bound on (4), gap, beta (one weight per kernel of the
+spec, in spec order), support (kernel indices) and support_kernels, train/test accuracy.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from sparsekm import registry
+
+from .common import (
+    DEFAULT_DATA,
+    CLIError,
+    COpt,
+    DataOpt,
+    JsonOpt,
+    LabelOpt,
+    RowsOpt,
+    RunOptions,
+    ScaleOpt,
+    SeedOpt,
+    SolverOpt,
+    TestSizeOpt,
+    TimeLimitOpt,
+    accuracy,
+    prepare,
+    relax_app,
+    result_payload,
+    run_command,
+    runner,
+    solve_app,
+)
+
+DEMO_RANK = 30
+DEFAULTS = {"kernels": "paper10", "k0": 2, "C": 10.0, "lam": 1.0, "method": "abr",
+            "init": "random", "starts": 1}
+
+KernelsOpt = Annotated[str, typer.Option(
+    "--kernels", help="Kernel spec: linear, poly:G:C0:D, rbf:G, laplacian:G, sigmoid:G:C0, "
+    "comma-separated, or paper10 / paper50.")]
+K0Opt = Annotated[int, typer.Option("--k0", help="At most k0 kernels.")]
+LamOpt = Annotated[float, typer.Option("--lam", help="Ridge weight lambda >= 0 on beta.")]
+NormOpt = Annotated[str, typer.Option("--normalize", help="none|trace (base kernels).")]
+
+
+def _problem(split: Any, kernels: str, k0: int, C: float, lam: float, normalize: str) -> Any:
+    from sparsekm.models.smkl.problem import SMKLProblem
+
+    if normalize not in ("none", "trace"):
+        raise CLIError(f"--normalize {normalize!r}: choose none or trace")
+    return SMKLProblem(split.train.X, split.train.y, kernels, k0, C, lam,
+                       None if normalize == "none" else normalize)
+
+
+def _payload(res: Any, problem: Any, split: Any, action: str, name: str, params: dict) -> dict:
+    beta = res.values.get("beta")
+    extra: dict[str, Any] = {"termination": res.termination.value, "kernels": problem.labels}
+    if res.message and res.status.value == "error":
+        extra["message"] = res.message
+    if beta is not None:
+        beta = np.asarray(beta, dtype=float)
+        support = [int(i) for i in np.flatnonzero(beta > 0)] if action == "solve" else \
+            sorted(res.selected or [])
+        extra.update(beta=beta, support=support,
+                     support_kernels=[problem.labels[i] for i in support])
+    if action == "solve" and beta is not None:
+        coef = res.values["alpha"] * problem.y
+        D = problem.dictionary
+        Ktr = D.combine(beta)
+        extra["train_accuracy"] = accuracy(Ktr @ coef + res.values["b"], problem.y)
+        if split.test is not None:
+            Kte = D.combine(beta, stack=D.cross(split.test.X))
+            extra["test_accuracy"] = accuracy(Kte @ coef + res.values["b"], split.test.y)
+    for key in ("objective_dual", "iterations", "start_objectives", "nodes", "leaves_solved",
+                "open_nodes", "svm_solves", "C_used", "kernel", "init_bound", "minors",
+                "rounds", "all_minors", "relaxation_bound"):
+        if key in res.extra:
+            extra[key] = res.extra[key]
+    return result_payload(problem="smkl", method=name, solver=res.solver or None, ds=split.ds,
+                          params=params, status=res.status.value, objective=res.objective,
+                          lower_bound=res.bound, gap=res.gap, selected=None,
+                          time_s=res.time_s, **extra)
+
+
+def _plan(opts: RunOptions) -> Any:
+    from sparsekm.solvers import SolverPlan
+
+    return SolverPlan(solver=opts.solver, relax_solver=opts.solver, time_limit=opts.time_limit)
+
+
+@runner("solve", "smkl")
+def run(opts: RunOptions, *, kernels: str = "paper10", k0: int = 2, C: float = 10.0,
+        lam: float = 1.0, method: str = "abr", init: str = "random", starts: int = 1,
+        normalize: str = "none") -> dict[str, Any]:
+    """Sparse MKL (4) on ``opts.data`` with a registered method; the JSON payload."""
+    entry = registry.get("smkl", "method", method)
+    split = prepare(opts)
+    problem = _problem(split, kernels, k0, C, lam, normalize)
+    given = {"init": init, "starts": starts, "seed": opts.seed}
+    if init != "random" and "init" not in entry.options:
+        raise CLIError(f"--init {init}: method {method} takes no start (use --method abr)")
+    res = entry(problem, _plan(opts), **{k: v for k, v in given.items() if k in entry.options})
+    params = {"kernels": kernels, "k0": k0, "C": C, "lam": lam, "init": init,
+              "starts": starts, "normalize": normalize, **opts.params()}
+    return _payload(res, problem, split, "solve", method, params)
+
+
+@runner("relax", "smkl")
+def run_relax(opts: RunOptions, *, kernels: str = "paper10", k0: int = 2, C: float = 10.0,
+              lam: float = 1.0, relaxation: str = "sdp-full-cp", normalize: str = "none"
+              ) -> dict[str, Any]:
+    """A relaxation of (13) with its certified lower bound on (4); the JSON payload."""
+    entry = registry.get("smkl", "relaxation", relaxation)
+    split = prepare(opts)
+    problem = _problem(split, kernels, k0, C, lam, normalize)
+    res = entry(problem, _plan(opts))
+    params = {"kernels": kernels, "k0": k0, "C": C, "lam": lam, "normalize": normalize,
+              **opts.params()}
+    return _payload(res, problem, split, "relax", relaxation, params)
+
+
+@solve_app.command("smkl")
+def solve_smkl_cmd(
+    data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "standard",
+    rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,
+    time_limit: TimeLimitOpt = None, test_size: TestSizeOpt = 0.0, json_out: JsonOpt = False,
+    kernels: KernelsOpt = "paper10", k0: K0Opt = 2, C: COpt = 10.0, lam: LamOpt = 1.0,
+    method: Annotated[str, typer.Option(
+        "--method", help=registry.choices_help("smkl", "method"))] = "abr",
+    init: Annotated[str, typer.Option(
+        "--init", help="ABR start: random|" + registry.choices_help("smkl", "relaxation"))]
+    = "random",
+    starts: Annotated[int, typer.Option("--starts", help="Seeded random starts.")] = 1,
+    normalize: NormOpt = "none",
+) -> None:
+    """Sparse multiple kernel learning, paper B eq. (4): at most k0 kernels."""
+    opts = RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
+    run_command(run, opts, json_out, kernels=kernels, k0=k0, C=C, lam=lam, method=method,
+                init=init, starts=starts, normalize=normalize)
+
+
+@relax_app.command("smkl")
+def relax_smkl_cmd(
+    data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "standard",
+    rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,
+    time_limit: TimeLimitOpt = None, test_size: TestSizeOpt = 0.0, json_out: JsonOpt = False,
+    kernels: KernelsOpt = "paper10", k0: K0Opt = 2, C: COpt = 10.0, lam: LamOpt = 1.0,
+    relaxation: Annotated[str, typer.Option(
+        "--relaxation", help=registry.choices_help("smkl", "relaxation"))] = "sdp-full-cp",
+    normalize: NormOpt = "none",
+) -> None:
+    """A convex relaxation of MISDP (13) and its certified lower bound on (4)."""
+    opts = RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
+    run_command(run_relax, opts, json_out, kernels=kernels, k0=k0, C=C, lam=lam,
+                relaxation=relaxation, normalize=normalize)

@@ -1,0 +1,115 @@
+"""The convex relaxations (14)-(18) of paper B's MISDP (13), solved through the solver layer.
+
+Every relaxation returns a :class:`~sparsekm.solvers.Result` with ``objective`` = the
+relaxation's optimal value as the solver reports it, ``bound`` = a *certified* lower bound on
+(4): weak duality of the min-max (4) at the relaxation's margin multipliers alpha (made exactly
+feasible), min over the k0-sparse simplex solved exactly by GSSP (``lagrangian_bound``). That
+bound never exceeds (14) (it is (14)'s dual function; see ``perspective_bound``) and does not
+depend on the solver's accuracy -- SCS's primal value, for one, is not a bound. Values:
+``beta``, ``z`` (warm starts: the k0 largest weights), ``alpha``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from sparsekm.models.smkl.misdp import conic_model
+from sparsekm.models.smkl.problem import SMKLProblem
+from sparsekm.models.smkl.subproblems import feasible_alpha, lagrangian_bound
+from sparsekm.registry import register
+from sparsekm.solvers import Result, SolverPlan, Termination
+
+__all__ = ["relaxation_result", "solve_conic"]
+
+# Largest model each solver takes in reasonable time/memory (measured on 2 cores, 24 GB):
+# the PSD block is (m+1) x (m+1); Clarabel's dense PSD cone is slow (m = 60: 20 s).
+PSD_LIMITS = {"clarabel": 80, "scs": 600}
+
+
+def _solver_for(plan: SolverPlan, cone: str, m: int) -> str:
+    solver = (plan.relax_solver or plan.solver or "").lower() or None
+    if cone != "psd":
+        return solver or "clarabel"
+    if solver is None:
+        solver = "clarabel" if m <= 40 else "scs"
+    limit = PSD_LIMITS.get(solver)
+    if limit is not None and m > limit:
+        able = [s for s, lim in PSD_LIMITS.items() if m <= lim]
+        raise ValueError(
+            f"relaxation (14) has a {m + 1} x {m + 1} PSD block ({m} training rows), too large "
+            f"for {solver} (up to m = {limit}); "
+            + (f"use --solver {able[0]}, " if able else "")
+            + "or the cutting-plane form sdp-full-cp, which solves (14) with SVM solves only")
+    return solver
+
+
+def relaxation_result(problem: SMKLProblem, alpha: np.ndarray | None, *, objective: float | None,
+                      beta: np.ndarray | None, z: np.ndarray | None, method: str, t0: float,
+                      solver: str = "", termination: Termination = Termination.CONVERGED,
+                      **extra: Any) -> Result:
+    """A relaxation's Result with the certified bound at ``alpha``."""
+    bound = None
+    if alpha is not None:
+        a = feasible_alpha(alpha, problem.y, problem.C)
+        d = problem.dictionary.quad_forms(a * problem.y)
+        bound = lagrangian_bound(d, float(a.sum()), problem.lam, problem.k0)[0]
+    from sparsekm.solvers import SolutionStatus
+
+    res = Result(objective=objective, bound=bound, termination=termination,
+                 solution_status=SolutionStatus.OPTIMAL if objective is not None
+                 else SolutionStatus.NONE, time_s=time.perf_counter() - t0, solver=solver,
+                 method=method, problem="smkl",
+                 values={"beta": beta, "z": z, "alpha": alpha}, extra=extra)
+    if beta is not None:
+        res.selected = [int(i) for i in np.argsort(-beta, kind="stable")[:problem.k0]]
+    return res
+
+
+def solve_conic(problem: SMKLProblem, plan: SolverPlan, cone: str, method: str,
+                **model_options: Any) -> Result:
+    """Build the relaxation with ``cone``, solve it through the solver layer, certify it."""
+    from sparsekm.solvers import solve
+
+    t0 = time.perf_counter()
+    solver = _solver_for(plan, cone, problem.m)
+    prob, h = conic_model(problem, integer=False, cone=cone, **model_options)
+    plan = plan.start()
+    res = solve(prob, solver=solver, time_limit=plan.clock.cap(plan.subproblem_time_limit),
+                verbose=plan.verbose)
+    alpha = h["margin"].dual_value
+    beta = h["beta"].value
+    return relaxation_result(
+        problem, None if alpha is None else np.asarray(alpha, dtype=float),
+        objective=res.objective, beta=None if beta is None else np.asarray(beta, dtype=float),
+        z=None if h["z"].value is None else np.asarray(h["z"].value, dtype=float),
+        method=method, t0=t0, solver=res.solver, termination=res.termination,
+        solver_status=res.message)
+
+
+@register("smkl", "relaxation", "sdp-full", paper="B", ref="eq. (14)", problem_class="SDP")
+def sdp_full(problem: SMKLProblem, plan: SolverPlan | None = None) -> Result:
+    """Full SDP relaxation (14): z in [0, 1]^q, the (m+1) x (m+1) PSD block."""
+    return solve_conic(problem, plan or SolverPlan(), "psd", "sdp-full")
+
+
+@register("smkl", "relaxation", "soc-diag", paper="B", ref="eq. (15)", problem_class="SOCP")
+def soc_diag(problem: SMKLProblem, plan: SolverPlan | None = None) -> Result:
+    """SOC form (15) of (14) for simultaneously diagonalizable kernels (Theorem 6)."""
+    return solve_conic(problem, plan or SolverPlan(), "diag", "soc-diag")
+
+
+@register("smkl", "relaxation", "soc-basis", paper="B", ref="eq. (16)", problem_class="SOCP")
+def soc_basis(problem: SMKLProblem, plan: SolverPlan | None = None) -> Result:
+    """SOC relaxation (16): the 2x2 minors of the PSD block through its first row."""
+    return solve_conic(problem, plan or SolverPlan(), "soc-basis", "soc-basis")
+
+
+@register("smkl", "relaxation", "soc-random", paper="B", ref="eq. (17)", problem_class="SOCP")
+def soc_random(problem: SMKLProblem, plan: SolverPlan | None = None, *, n_vectors: int = 100,
+               seed: int = 0) -> Result:
+    """SOC relaxation (17): (16) plus theta x'K(beta)x >= (x'gamma)^2 for random unit x."""
+    return solve_conic(problem, plan or SolverPlan(), "soc-random", "soc-random",
+                       n_vectors=n_vectors, seed=seed)
