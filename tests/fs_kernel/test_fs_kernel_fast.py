@@ -156,3 +156,35 @@ def test_fast_equals_plain_on_ionosphere(kernel, kw, sense):
     for seed in range(2):
         beta0 = random_masks(p.n, p.B, 1, seed)[0]
         _same(*_both(_ls.ls_star, p, beta0, seed, n_samples=100))
+
+
+@pytest.mark.parametrize("method", ["ls", "ls-star"])
+def test_cli_fast_and_plain_select_the_same_mask(method):
+    import json
+
+    from typer.testing import CliRunner
+
+    from sparsekm.cli.app import app
+
+    outs = {}
+    for flag in ("--fast", "--plain"):
+        r = CliRunner().invoke(app, ["solve", "fs-kernel", "--data", "cleveland", "--rows", "80",
+                                     "--method", method, "--B", "4", "--samples", "40",
+                                     "--json", flag])
+        assert r.exit_code == 0, r.output
+        outs[flag] = json.loads(r.stdout)
+    assert outs["--fast"]["selected"] == outs["--plain"]["selected"]
+    assert outs["--fast"]["objective"] == outs["--plain"]["objective"]
+    assert outs["--fast"]["params"]["fast"] is True and outs["--plain"]["params"]["fast"] is False
+
+
+def test_estimator_fast_switch():
+    from sparsekm.estimators import CardinalityKernelSVC
+
+    p = _problem(8, "poly", {"degree": 2}, "margin")
+    ests = [CardinalityKernelSVC(B=4, method="ls", fast=f).fit(p.X, p.y) for f in (True, False)]
+    assert np.array_equal(ests[0].support_, ests[1].support_)
+    assert ests[0].objective_ == ests[1].objective_
+    assert ests[0].result_.extra["fast"] and not ests[1].result_.extra["fast"]
+    # methods without the switch ignore it
+    CardinalityKernelSVC(B=2, method="rfe2", fast=False).fit(p.X[:, :4], p.y)
