@@ -80,17 +80,25 @@ class Search:
                 self.best_v, self.best_beta = v, beta.copy()
         return self.solved[key]
 
-    def bound(self, inc: np.ndarray, free: np.ndarray, r: int, ub: float
-              ) -> tuple[float, np.ndarray, np.ndarray | None]:
-        """Tighten the parent's bound ``ub`` with ``v(I u U)`` and with ``max f(alpha, .)``
-        over the node at its alpha and at the SVM solutions of up to ``rounds`` candidate
-        masks; returns (bound, best alpha, its candidate mask)."""
-        v_sup, alpha = self.solve(inc | free)  # superset bound: v is monotone (poly kernels)
-        ub = min(ub, v_sup)
+    def bound(self, inc: np.ndarray, free: np.ndarray, r: int, ub: float,
+              alpha: np.ndarray | None) -> tuple[float, np.ndarray, np.ndarray | None]:
+        """Tighten the parent's bound ``ub`` (cheapest first, stopping once it prunes):
+        ``max f(alpha, .)`` over the node at the parent's alpha (no SVM solve), ``v(I u U)``,
+        then at the SVM solutions of up to ``rounds`` candidate masks; returns (bound, best
+        alpha, its candidate mask)."""
         best_alpha, best_cand = alpha, None
+        if alpha is not None:
+            ub, best_cand = self._fixed(inc, free, r, alpha, ub)
+            if ub <= self.best_v:
+                return ub, alpha, best_cand
+        v_sup, alpha = self.solve(inc | free)  # superset bound: v is monotone (poly kernels)
+        if v_sup < ub or best_alpha is None:
+            best_alpha = alpha
+        ub = min(ub, v_sup)
         for _ in range(self.rounds + 1):
-            b, cand = node_bound(self.p, alpha, inc, free, r)
-            b += 1e-9 * max(1.0, abs(b))  # round-off of f(alpha, .) and of y'alpha = 0
+            if ub <= self.best_v:
+                break
+            b, cand = self._fixed(inc, free, r, alpha, math.inf)
             if b < ub or best_cand is None:
                 best_alpha, best_cand = alpha, cand
             ub = min(ub, b)
@@ -101,6 +109,12 @@ class Search:
                 break
             alpha = a
         return ub, best_alpha, best_cand
+
+    def _fixed(self, inc: np.ndarray, free: np.ndarray, r: int, alpha: np.ndarray,
+               ub: float) -> tuple[float, np.ndarray | None]:
+        b, cand = node_bound(self.p, alpha, inc, free, r)
+        b += 1e-9 * max(1.0, abs(b))  # round-off of f(alpha, .) and of y'alpha = 0
+        return min(ub, b), cand
 
 
 def _children(node: Node) -> list[tuple[np.ndarray, np.ndarray, int]]:
@@ -146,7 +160,7 @@ def branch_and_bound(problem: FSKernelProblem, plan: SolverPlan, *, seed: int = 
     inc0 = ls_star(p, plan, beta_in=beta0, seed=seed, n_samples=n_samples)
     v0, alpha0 = s.solve(inc0.values["beta"])
     root_inc, root_free = np.zeros(p.n, bool), np.ones(p.n, bool)
-    ub, alpha, cand = s.bound(root_inc, root_free, p.B, math.inf)
+    ub, alpha, cand = s.bound(root_inc, root_free, p.B, math.inf, alpha0)
     root_bound, count = ub, 0
     heap = [Node(-ub, count, root_inc, root_free, p.B, alpha, cand)]
     timed_out = False
@@ -165,7 +179,7 @@ def branch_and_bound(problem: FSKernelProblem, plan: SolverPlan, *, seed: int = 
                 s.stats["leaves"] += 1
                 s.solve(inc | free if r else inc)
                 continue
-            ub, alpha, cand = s.bound(inc, free, r, -node.key)
+            ub, alpha, cand = s.bound(inc, free, r, -node.key, node.alpha)
             if ub <= s.best_v:
                 s.stats["pruned"] += 1
                 continue
