@@ -116,9 +116,10 @@ def test_certified_intervals_contain_plain_values(kernel, kw, sense):
         f, lb, its = np.zeros(n), np.zeros(n), np.zeros(n)
         grads = np.full((n, p.m), np.nan)
         sv = np.flatnonzero(alpha > 0).astype(np.int64)
-        refine_many(rk.base(kb, beta), rk.XT, add, rem, rk.kpar(0, 0), p.y, float(p.C), alpha,
-                    sv, grads, np.arange(n), np.full(n, -np.inf), np.full(n, np.inf), iters,
-                    SVM_TOL, True, 0, ev.refiner.buffers(), f, lb, its)
+        centre = (rk.base(kb, beta), rk.XT, p.y, alpha, sv)
+        batch = (add, rem, grads, np.arange(n), np.full(n, -np.inf), np.full(n, np.inf))
+        ctl = np.array([p.C, iters, SVM_TOL, 1.0, 0.0])
+        refine_many(centre, rk.kpar(0, 0), batch, ctl, ev.refiner.buffers(), (f, lb, its))
         assert np.all(np.isfinite(f)) and np.all(np.isfinite(lb))
         assert np.all(f >= plain - eps - 1e-9 * np.abs(plain))
         assert np.all(lb <= plain + 1e-9 * np.abs(plain))

@@ -133,12 +133,14 @@ class FastEvaluator(PathEvaluator):
         f, lb, its = b.f, b.lb, b.iters
         done = np.zeros(todo.size, dtype=bool)
 
+        centre = (ctx.S, self.rk.XT, p.y, ctx.alpha, ctx.sv)
+        ctl = np.array([p.C, max_iter, SVM_TOL, float(p.sign > 0), stop], dtype=np.float64)
+        kpar = self.rk.kpar(0, 0)
+
         def run(k: int) -> None:
             part = np.arange(k, todo.size, self.workers)
-            n = refine_many(ctx.S, self.rk.XT, b.add, b.rem, self.rk.kpar(0, 0), p.y,
-                            float(p.C), ctx.alpha, ctx.sv, b.grads, todo[part], lo_thr[part],
-                            hi_thr[part], max_iter, SVM_TOL, p.sign > 0, stop,
-                            self.refiner.buffers(), f, lb, its)
+            batch = (b.add, b.rem, b.grads, todo[part], lo_thr[part], hi_thr[part])
+            n = refine_many(centre, kpar, batch, ctl, self.refiner.buffers(), (f, lb, its))
             done[part[:n]] = True
 
         its[todo] = 0.0

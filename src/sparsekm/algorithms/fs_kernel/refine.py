@@ -27,15 +27,17 @@ __all__ = ["Refiner", "refine_many"]
 
 
 @njit(cache=True, nogil=True)
-def _one(S, cols, kpar, y, C, alpha0, sv, grad0, lo_thr, hi_thr, max_iter, tol, want_lb,
-         bufs):
+def _one(prob, grad0, thr, ctl, bufs):
     """Bounds for one mask warm-started at ``alpha0``: ``(decided, f, lower bound, iters)``.
 
-    ``grad0`` is the gradient at ``alpha0`` for this mask, or NaN-filled (then computed from
-    the support-vector rows and written back). With ``max_iter = 0`` and ``want_lb`` False
-    only ``f(alpha0)`` is computed, from the support-vector block (|SV|^2 entries; the lower
-    bound is then -inf).
+    ``prob = (S, cols, kpar, y, alpha0, sv)``, ``thr = (lo_thr, hi_thr)`` (the window of
+    :func:`smo_decide`), ``ctl`` as for :func:`refine_many`. ``grad0`` is the gradient at
+    ``alpha0`` for this mask, or NaN-filled (then computed from the support-vector rows and
+    written back). With ``max_iter = 0`` and ``want_lb`` False only ``f(alpha0)`` is computed,
+    from the support-vector block (|SV|^2 entries; the lower bound is then -inf).
     """
+    S, cols, kpar, y, alpha0, sv = prob
+    C, max_iter, tol, want_lb = ctl[0], int(ctl[1]), ctl[2], ctl[3] > 0.0
     cache, slot_of, owner, stamp, cnt, alpha, grad, diag, lo, hi, p, c = bufs
     m = y.shape[0]
     if max_iter == 0 and not want_lb and np.isnan(grad0[0]):
@@ -69,7 +71,7 @@ def _one(S, cols, kpar, y, C, alpha0, sv, grad0, lo_thr, hi_thr, max_iter, tol, 
     st = (alpha, grad, y, p, lo, hi, c, diag, diag)
     opts = np.array([HINGE, SECOND_ORDER, tol, float(max_iter), 1e-12])
     out = np.zeros(3)
-    decided, f, h = smo_decide(ks, st, opts, out, lo_thr, hi_thr, 8, 256, want_lb)
+    decided, f, h = smo_decide(ks, st, opts, out, thr, (8, 256, want_lb))
     return decided, f, f + h, out[0]
 
 
@@ -108,12 +110,20 @@ def _fixed_alpha_value(S, cols, kpar, y, alpha0, sv, w):
 
 
 @njit(cache=True, nogil=True)
-def refine_many(S, XT, add, rem, kpar, y, C, alpha0, sv, grads, todo, lo_thr, hi_thr,
-                max_iter, tol, want_lb, stop_code, bufs, f_out, lb_out, it_out):
-    """:func:`_one` for the masks ``todo`` in order (mask t adds the features ``add[t] >= 0``
-    and removes ``rem[t] >= 0`` from the centre); thresholds per mask. Writes ``f``, the lower
-    bound and the iterations per mask; returns how many masks were processed (it stops after
-    the first mask whose ``smo_decide`` outcome is ``stop_code``, if non-zero)."""
+def refine_many(centre, kpar, batch, ctl, bufs, outs):
+    """:func:`_one` for the masks ``todo`` in order; one nogil call.
+
+    ``centre = (S, XT, y, alpha0, sv)``: the centre's aggregate, the features as rows, labels,
+    the feasible alpha and its support. ``batch = (add, rem, grads, todo, lo_thr, hi_thr)``:
+    mask t adds the features ``add[t] >= 0`` and removes ``rem[t] >= 0`` from the centre;
+    thresholds per entry of ``todo``. ``ctl = [C, max_iter, tol, want_lb, stop_code]``.
+    Writes ``f``, the lower bound and the iterations per mask into ``outs = (f_out, lb_out,
+    it_out)``; returns how many masks were processed (it stops after the first mask whose
+    ``smo_decide`` outcome is ``stop_code``, if non-zero)."""
+    S, XT, y, alpha0, sv = centre
+    add, rem, grads, todo, lo_thr, hi_thr = batch
+    f_out, lb_out, it_out = outs
+    stop_code = int(ctl[4])
     m = y.shape[0]
     kmax = add.shape[1] + rem.shape[1]
     cols = np.empty(kmax * m)
@@ -134,8 +144,8 @@ def refine_many(S, XT, add, rem, kpar, y, C, alpha0, sv, grads, todo, lo_thr, hi
                 nr += 1
         kp[4] = na
         kp[5] = nr
-        d, f, lb, its = _one(S, cols[:(na + nr) * m], kp, y, C, alpha0, sv, grads[t],
-                             lo_thr[q], hi_thr[q], max_iter, tol, want_lb, bufs)
+        d, f, lb, its = _one((S, cols[:(na + nr) * m], kp, y, alpha0, sv), grads[t],
+                             (lo_thr[q], hi_thr[q]), ctl, bufs)
         f_out[t] = f
         lb_out[t] = lb
         it_out[t] = its

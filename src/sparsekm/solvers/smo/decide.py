@@ -57,8 +57,9 @@ def lin_bound(alpha, grad, y, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def smo_decide(ks, st, opts, out, lo, hi, f_every, max_gap, final_bound):
-    """SMO until converged, ``opts[3]`` iterations, or the interval leaves ``[lo, hi]``.
+def smo_decide(ks, st, opts, out, window, sched):
+    """SMO until converged, ``opts[3]`` iterations, or the interval leaves ``window = (lo,
+    hi)``; ``sched = (f_every, max_gap, final_bound)``.
 
     The objective ``f`` (O(m)) is compared with ``lo`` every ``f_every`` iterations; the lower
     bound (a sort, O(m log m)) only when ``f > hi`` (otherwise ``f + h <= hi`` anyway), at
@@ -69,6 +70,8 @@ def smo_decide(ks, st, opts, out, lo, hi, f_every, max_gap, final_bound):
     bound) when it was not needed and ``final_bound`` is False.
     """
     alpha, grad, y, p, blo, bhi, c, diag, curv = st
+    lo, hi = window
+    f_every, max_gap, final_bound = sched
     loss = int(opts[0])
     cap = opts[3]
     run = opts.copy()
