@@ -137,7 +137,7 @@ def _children(node: Node) -> list[tuple[np.ndarray, np.ndarray, int]]:
 @single_blas
 def branch_and_bound(problem: FSKernelProblem, plan: SolverPlan, *, seed: int = 0,
                      n_samples: int = 100, rounds: int = 2) -> Result:
-    """Best-first branch and bound over masks with fixed-alpha bounds (margin sense only).
+    """Best-first branch and bound over masks, superset and fixed-alpha bounds (margin, poly).
 
     ``seed`` / ``n_samples`` drive the LS* incumbent; ``rounds`` SVM solves per node tighten
     its bound. Returns the best mask with a certified upper ``bound`` (``status`` optimal when
