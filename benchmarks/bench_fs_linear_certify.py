@@ -100,7 +100,7 @@ def _f(x: float | None, nd: int = 4) -> str:
 
 def _cell(r: dict | None) -> str:
     if r is None:
-        return "not run | | |"
+        return "not run | | | |"
     cert = "**certified**" if r["gap"] is not None and r["gap"] <= 1e-4 else _f(r["gap"], 3)
     work = r.get("nodes", r.get("iterations"))
     return f"{_f(r['objective'], 6)} / {_f(r['bound'], 6)} | {cert} | {r['time_s']:.0f} | " \
@@ -115,8 +115,8 @@ def cmd_report(args: argparse.Namespace) -> None:
             runs[(r["dataset"], r["B"], method)] = r
     tls = sorted({r["time_limit"] for r in runs.values()})
     L = ["# Paper D, Table 7 in shape: certifying FS-SVM (2) with open-source solvers", "",
-         f"Run {time.strftime('%Y-%m-%d')} on the shared 2-core machine (load 8-10 from other "
-         f"jobs during the runs), time limit per instance and method: {tls} s (the paper: "
+         f"Run {time.strftime('%Y-%m-%d')} on the shared 2-core machine (other jobs running: "
+         f"load 3-10), time limits per instance and method: {tls} s (the paper: "
          "3600 s, Apple M1, Gurobi/Mosek/COPT). C = 10, standard scaling on all rows. "
          "`bnb` = branch and bound with the perspective bound in m variables (this branch); "
          "`Alg. 4` = paper D's exact procedure with Kernel Search (s = 10, rho = 10) on SCIP. "

@@ -20,6 +20,8 @@ SMALL = {  # parameters of the test run, per notebook
     "04_paper_A_fs_kernel.ipynb": {"DATA": ["wholesale"], "KERNELS": ["poly"], "STARTS": 2,
                                    "SAMPLES": 20, "ROWS": 120},
     "05_paper_C_sklr.ipynb": {"DATA": ["wine"], "C": [1.0], "ROWS": 100},
+    "06_paper_B_smkl.ipynb": {"DATA": ["wine"], "ROWS": 100, "TIME_LIMIT": 60},
+    "07_paper_E_minmax_fs.ipynb": {"DATA": ["wine"], "ROWS": 100, "C2": [0.5]},
 }
 EXPERIMENTS = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb") if p.name != "01_tour.ipynb")
 

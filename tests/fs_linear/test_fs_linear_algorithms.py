@@ -123,6 +123,20 @@ def test_miqp_warm_start_from_kernel_search(method: str) -> None:
     assert cold.extra["warm_start"] is None and cold.objective >= opt * (1 - TOL)
 
 
+def test_miqp_without_time_to_load_returns_the_warm_start(monkeypatch) -> None:
+    """When the time left cannot even load the MIQP, bigm returns the Kernel Search point
+    (with its DSCoP bound) as a time-limit result instead of overshooting the limit."""
+    import sparsekm.algorithms.fs_linear.direct as direct
+
+    key, B, C = "wholesale", 3, 1.0
+    ks = run(key, B, C, "kernel-search")
+    monkeypatch.setattr(direct, "LOAD_S_PER_NNZ", 1e3)
+    res = run(key, B, C, "bigm", SolverPlan(time_limit=30))
+    assert res.status.value == "time_limit" and "no room for the MIQP" in res.message
+    assert math.isclose(res.objective, ks.objective, rel_tol=1e-12)
+    assert math.isclose(res.bound, ks.bound, rel_tol=1e-9) and res.time_s < 30
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["wholesale", "breast_cancer_wisconsin", "cleveland",
                                   "diabetes"])

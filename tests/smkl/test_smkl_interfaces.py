@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import small_problem
+from smkl_instances import small_problem
 from typer.testing import CliRunner
 
 from sparsekm.kernels import KernelDictionary, parse_kernels

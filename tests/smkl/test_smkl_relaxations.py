@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import small_problem
+from smkl_instances import small_problem
 
 from sparsekm import registry
 from sparsekm.models.smkl.problem import SMKLProblem

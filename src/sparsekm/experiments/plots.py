@@ -135,11 +135,15 @@ def _box(df: Any, cfg: ExperimentConfig) -> Any:
     for ax, (name, g) in zip(axes, groups):
         ok = g[~g["status"].isin(FAILED)]
         methods = list(dict.fromkeys(ok[by].map(str)))
+        ax.set_title(name, fontsize=8)
+        if not methods:  # every run of this instance failed: say so, draw nothing
+            ax.text(0.5, 0.5, "no successful run", ha="center", va="center",
+                    transform=ax.transAxes, fontsize=8)
+            continue
         ax.boxplot([_starts(ok[ok[by].map(str) == m]) for m in methods],
                    tick_labels=methods)
         ax.tick_params(axis="x", rotation=40, labelsize=7)
         ax.ticklabel_format(axis="y", useOffset=False)
-        ax.set_title(name, fontsize=8)
         ax.set_ylabel("objective", fontsize=8)
     return fig
 

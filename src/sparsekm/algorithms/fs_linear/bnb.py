@@ -215,8 +215,8 @@ def _process(tree: Tree, node: Node, rule: str) -> None:
     F1, free, k = list(node.F1), np.flatnonzero(_free_mask(node, n)), node.k
     if _leaf(tree, F1, free, k):
         return
-    nb = solve_node(p, tree.plan, np.asarray(F1, int), free, k, node.W, ub=tree.cutoff,
-                    alpha0=None if node.alpha is None else node.alpha.astype(float))
+    nb = solve_node(p, tree.plan, np.asarray(F1, int), free, k, ub=tree.cutoff,
+                    warm=(node.W, None if node.alpha is None else node.alpha.astype(float)))
     tree.solves += nb.solves
     bound = max(nb.bound, node.bound)
     sel = nb.W[nb.v > 0.5]                                   # rounding heuristic
@@ -312,7 +312,7 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
     if n <= p.B:
         tree.try_support(list(range(n)))
         return _result(tree, plan, None, False)
-    root = solve_node(p, plan, np.zeros(0, int), root_free, p.B, None, extra=extra)
+    root = solve_node(p, plan, np.zeros(0, int), root_free, p.B, extra=extra)
     tree.solves += root.solves
     _initial_incumbent(tree, root, search, root_search, heuristic_share)
     tree.push(root.bound, (), np.ones(n, bool), p.B, root.W_next, root.alpha)

@@ -52,11 +52,12 @@ def sparse_start(beta: np.ndarray, k0: int) -> np.ndarray:
 
 def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, max_iter: int = 50, tol: float = 1e-2,
             patience: int = 3, monotone: bool = True, deadline: Any = None,
-            excluded: tuple[int, ...] = (), forced: tuple[int, ...] = ()) -> dict[str, Any]:
+            node: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())) -> dict[str, Any]:
     """Run Algorithm 1 from ``beta0``; returns best Evaluation, bound, history and alphas.
 
-    ``excluded`` / ``forced`` restrict the beta step to a branch-and-bound node.
+    ``node = (excluded, forced)`` restricts the beta step to a branch-and-bound node.
     """
+    excluded, forced = node
     t0 = time.perf_counter()
     lam, k0 = problem.lam, problem.k0
     cur = evaluate(problem, beta0)

@@ -118,7 +118,7 @@ def exact(problem: SMKLProblem, plan: SolverPlan | None = None, *, starts: int =
         if S is not None:
             leaves += 1
             r = kelley(problem, S=S, alphas=pool.top(problem, S, 10), tol=tol / 4,
-                       cutoff=cutoff(), deadline=clock, solver=plan.relax_solver)
+                       cutoff=cutoff(), plan=plan)
             for a, d in r["alphas"]:
                 pool.add(a, d)
             n_svm += r["iterations"] + 1
@@ -136,7 +136,7 @@ def exact(problem: SMKLProblem, plan: SolverPlan | None = None, *, starts: int =
         lb2, beta_b, _ = pool.bound(problem, I0, I1)
         if node_abr_iter > 0:
             absorb(abr_run(problem, beta_b, max_iter=node_abr_iter, deadline=clock,
-                           excluded=tuple(I0), forced=tuple(I1)))
+                           node=(tuple(I0), tuple(I1))))
             lb2, beta_b, _ = pool.bound(problem, I0, I1)
         lb2 = max(lb, lb2)
         if lb2 >= cutoff():
@@ -160,18 +160,23 @@ def exact(problem: SMKLProblem, plan: SolverPlan | None = None, *, starts: int =
 @register("smkl", "method", "enumerate", paper="B", ref="eq. (4), support by support",
           problem_class="convex per support")
 def enumerate_supports(problem: SMKLProblem, plan: SolverPlan | None = None, *,
-                       tol: float = 1e-6) -> Any:
+                       tol: float = 1e-5) -> Any:
     """Solve (4) on every k0-subset of kernels (a convex problem each) and take the best."""
     plan = (plan or SolverPlan()).start()
     t0 = time.perf_counter()
-    best, bound, rows = None, np.inf, []
+    best, bound, rows, term = None, np.inf, [], Termination.CONVERGED
     for S in itertools.combinations(range(problem.q), problem.k0):
-        r = kelley(problem, S=list(S), tol=tol, max_iter=300, deadline=plan.clock,
-                   solver=plan.relax_solver)
+        # a support whose lower bound passes the best value so far cannot win: stop it there
+        # (its bound >= cutoff keeps min(bound) valid within tol)
+        cutoff = np.inf if best is None else best[0] - tol * max(1.0, abs(best[0]))
+        r = kelley(problem, S=list(S), tol=tol, max_iter=300, cutoff=cutoff, plan=plan)
         rows.append({"support": list(S), "upper": r["upper"], "bound": r["bound"]})
         bound = min(bound, r["bound"])
+        if r["termination"] == "time_limit":
+            term = Termination.TIME_LIMIT
         if best is None or r["upper"] < best[0]:
             best = (r["upper"], r["beta"])
+    bound = min(bound, best[0])
     res = method_result(problem, "enumerate", t0, beta=best[1], bound=bound, tol=max(tol, 1e-6),
-                        supports=rows)
+                        termination=term, supports=rows)
     return res

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from sparsekm.registry import register
+from sparsekm.solvers import ProblemClass, declare_class
 
 from ..svm import margin_block, solve_svm
 from .problem import FSLinearProblem
@@ -41,7 +42,7 @@ def bigm_model(problem: FSLinearProblem, M: float, K: Iterable[int] | None = Non
     mdl.obj = pyo.Objective(expr=0.5 * pyo.quicksum(mdl.w[j] ** 2 for j in mdl.K)
                             + p.C * pyo.quicksum(mdl.xi[i] for i in mdl.I))
     mdl.fs_data = {"name": "bigm", "K": Kl, "M": M, "selector": "v"}
-    return mdl
+    return declare_class(mdl, ProblemClass.MIQP)
 
 
 def estimate_big_m(problem: FSLinearProblem, ub: float | None = None, method: str = "norm",

@@ -50,6 +50,7 @@ def cop_model(problem: FSLinearProblem, form: str = "bilinear",
     if form == "bilinear":
         mdl.comp = pyo.Constraint(mdl.K, rule=lambda md, j: md.u[j] * md.w[j] == 0)
         reg = 0.5 * pyo.quicksum(mdl.w[j] ** 2 for j in mdl.K)
+        declare_class(mdl, ProblemClass.MINLP)  # read off the syntax it is the same, slowly
     else:
         mdl.W = pyo.Var(mdl.K, within=pyo.NonNegativeReals)
         mdl.s = pyo.Var(mdl.K, bounds=(0, 1))

@@ -71,9 +71,11 @@ def solve_formulation(problem: FSLinearProblem, model: Any, plan: SolverPlan,
     b = float(model.b.value)
     sel = list(d["K"])
     if d["selector"] == "u":
-        sel = [j for j in sel if _full(model, "u", n)[j] < 0.5]
+        u = _full(model, "u", n)
+        sel = [j for j in sel if u[j] < 0.5]
     elif d["selector"] == "v":
-        sel = [j for j in sel if _full(model, "v", n)[j] > 0.5]
+        v = _full(model, "v", n)
+        sel = [j for j in sel if v[j] > 0.5]
     sel = [j for j in sel if abs(w[j]) > SEL_TOL] or sel
     if len(sel) > problem.B:  # round-off in the selector: keep the B largest |w_j|
         sel = sorted(sorted(sel, key=lambda j: -abs(w[j]))[:problem.B])

@@ -184,11 +184,11 @@ def _solve_restricted(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray
 
 
 def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free: np.ndarray,
-               k: int, W0: np.ndarray | None = None, *, ub: float = math.inf,
-               extra: int = 30, max_rounds: int = 25, alpha0: np.ndarray | None = None,
-               ) -> NodeBound:
+               k: int, *, warm: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+               ub: float = math.inf, extra: int = 30, max_rounds: int = 25) -> NodeBound:
     """Maximise the node bound g by column generation; every iterate is certified.
 
+    ``warm = (W0, alpha0)``, e.g. the parent's working set and multipliers.
     W starts as ``W0`` (restricted to ``free``) padded with the free features of largest s^2
     at a uniform feasible alpha, to |W| >= k + ``extra``. After each SOCP, free features
     outside W whose s_j^2 exceeds the k-th largest inside W enter (at most ``extra`` per
@@ -199,6 +199,7 @@ def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free:
     """
     if not 0 < k < free.size:
         raise ValueError(f"solve_node needs 0 < k={k} < |free|={free.size}")
+    W0, alpha0 = warm
     n = problem.n
     in_free = np.zeros(n, bool)
     in_free[free] = True

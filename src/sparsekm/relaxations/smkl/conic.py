@@ -47,10 +47,11 @@ def _solver_for(plan: SolverPlan, cone: str, m: int) -> str:
 
 
 def relaxation_result(problem: SMKLProblem, alpha: np.ndarray | None, *, objective: float | None,
-                      beta: np.ndarray | None, z: np.ndarray | None, method: str, t0: float,
-                      solver: str = "", termination: Termination = Termination.CONVERGED,
-                      **extra: Any) -> Result:
-    """A relaxation's Result with the certified bound at ``alpha``."""
+                      point: tuple[np.ndarray | None, np.ndarray | None], method: str,
+                      t0: float, solver: str = "",
+                      termination: Termination = Termination.CONVERGED, **extra: Any) -> Result:
+    """A relaxation's Result with the certified bound at ``alpha``; ``point = (beta, z)``."""
+    beta, z = point
     bound = None
     if alpha is not None:
         a = feasible_alpha(alpha, problem.y, problem.C)
@@ -83,8 +84,9 @@ def solve_conic(problem: SMKLProblem, plan: SolverPlan, cone: str, method: str,
     beta = h["beta"].value
     return relaxation_result(
         problem, None if alpha is None else np.asarray(alpha, dtype=float),
-        objective=res.objective, beta=None if beta is None else np.asarray(beta, dtype=float),
-        z=None if h["z"].value is None else np.asarray(h["z"].value, dtype=float),
+        objective=res.objective,
+        point=(None if beta is None else np.asarray(beta, dtype=float),
+               None if h["z"].value is None else np.asarray(h["z"].value, dtype=float)),
         method=method, t0=t0, solver=res.solver, termination=res.termination,
         solver_status=res.message)
 

@@ -27,6 +27,7 @@ import numpy as np
 from sparsekm.models.smkl.objective import evaluate
 from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.models.smkl.subproblems import lagrangian_bound, perspective_bound
+from sparsekm.solvers import SolverPlan
 
 __all__ = ["kelley"]
 
@@ -75,9 +76,10 @@ def _master(problem: SMKLProblem, S: np.ndarray | None, cuts: list[tuple[float, 
 
 def kelley(problem: SMKLProblem, *, S: np.ndarray | None = None, alphas: list | None = None,
            beta0: np.ndarray | None = None, tol: float = 1e-4, max_iter: int = 100,
-           cutoff: float = np.inf, deadline: Any = None, solver: str | None = None
-           ) -> dict[str, Any]:
+           cutoff: float = np.inf, plan: SolverPlan | None = None) -> dict[str, Any]:
     """Minimize F(beta) + penalty by cutting planes (``S`` given: support mode, else (14)).
+
+    ``plan``: its running clock stops the iterations, its ``relax_solver`` solves the masters.
 
     Returns ``upper`` (support mode: certified value of (4) at ``beta``; perspective mode: the
     relaxation's value at the master point), ``bound`` (certified lower bound on the
@@ -85,6 +87,8 @@ def kelley(problem: SMKLProblem, *, S: np.ndarray | None = None, alphas: list | 
     ``alphas`` (the SVM solutions met, (alpha, d) pairs), ``iterations``, ``termination``.
     """
     t0 = time.perf_counter()
+    deadline = None if plan is None else plan.clock
+    solver = None if plan is None else plan.relax_solver
     lam, k0, q = problem.lam, problem.k0, problem.q
     S = None if S is None else np.asarray(sorted(S), dtype=int)
     excluded = () if S is None else tuple(np.setdiff1d(np.arange(q), S))

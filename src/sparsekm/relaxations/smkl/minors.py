@@ -168,7 +168,7 @@ def sdp_3x3(problem: SMKLProblem, plan: SolverPlan | None = None, *, batch: int 
         top = np.argsort(-vv)[:batch]
         pairs += list(zip(jj[top].tolist(), kk[top].tolist()))
     return relaxation_result(problem, alpha, objective=None if res is None else res.objective,
-                             beta=beta_v, z=z_v, method="sdp-3x3", t0=t0,
+                             point=(beta_v, z_v), method="sdp-3x3", t0=t0,
                              solver="" if res is None else res.solver, termination=term,
                              minors=len(pairs), rounds=rounds, max_violation=viol_max,
                              all_minors=problem.m * (problem.m - 1) // 2,
@@ -184,11 +184,10 @@ def sdp_full_cp(problem: SMKLProblem, plan: SolverPlan | None = None, *, tol: fl
 
     plan = (plan or SolverPlan()).start()
     t0 = time.perf_counter()
-    r = kelley(problem, tol=tol, max_iter=max_iter, deadline=plan.clock,
-               solver=plan.relax_solver)
+    r = kelley(problem, tol=tol, max_iter=max_iter, plan=plan)
     term = {"converged": Termination.CONVERGED, "time_limit": Termination.TIME_LIMIT}.get(
         r["termination"], Termination.ITERATION_LIMIT)
-    res = relaxation_result(problem, None, objective=r["upper"], beta=r["beta"], z=None,
+    res = relaxation_result(problem, None, objective=r["upper"], point=(r["beta"], None),
                             method="sdp-full-cp", t0=t0, solver="libsvm+cutting planes",
                             termination=term, iterations=r["iterations"],
                             relaxation_bound=r["bound"])
