@@ -72,6 +72,6 @@ def test_cli_and_estimator_share_defaults():
     est = {k: p.default for k, p in
            inspect.signature(CardinalityKernelSVC.__init__).parameters.items()}
     cli = {k: p.default for k, p in inspect.signature(solve_fs_kernel_cmd).parameters.items()}
-    for key in ("kernel", "degree", "gamma", "coef0", "B", "C", "method", "sense"):
+    for key in ("kernel", "degree", "gamma", "coef0", "B", "C", "method", "sense", "fast"):
         assert est[key] == cli[key], key
-    assert est["sense"] == "margin"
+    assert est["sense"] == "margin" and est["fast"] is True

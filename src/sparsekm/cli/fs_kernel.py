@@ -98,12 +98,16 @@ def solve_fs_kernel_cmd(
     n_jobs: Annotated[int | None, typer.Option(
         "--n-jobs", help="Worker processes for starts and enumeration (enumerate: all cores "
         "by default).")] = None,
+    fast: Annotated[bool, typer.Option(
+        "--fast/--plain", help="LS, LS*, DecSubLight*: screen neighbours with certified "
+        "bounds and warm-started SMO (same masks as --plain, which solves every one).")
+    ] = D["fast"],
 ) -> None:
     """Kernel SVM feature selection with exactly B features (Paper A, problem (4))."""
     opts = c.RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
     c.run_command(run, opts, json_out, method=method, kernel=kernel, B=B, C=C, gamma=gamma,
                 degree=degree, coef0=coef0, sense=sense, starts=starts, n_samples=samples,
-                sol_pool=sol_pool, opt_window=opt_window, n_jobs=n_jobs)
+                sol_pool=sol_pool, opt_window=opt_window, n_jobs=n_jobs, fast=fast)
 
 
 def demo_section(ds: Any, quick: bool = False) -> list[str]:

@@ -60,6 +60,10 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
     method_options : dict, optional
         The method's own options (``n_samples``, ``opt_window``, ``p``, ``sol_pool``,
         ``greedy``; ``sparsekm methods fs-kernel`` lists them).
+    fast : bool
+        LS, LS*, DecSubLight*: screen neighbours with certified bounds and warm-started SMO,
+        solving only the masks that decide the search (same masks as ``fast=False``, which
+        solves every visited mask; ``docs/fs_kernel_fast.md``). Ignored by other methods.
 
     Attributes
     ----------
@@ -82,7 +86,8 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
                  C: float = D["C"], method: str = "ls-star", solver: str | None = None,
                  sense: str = D["sense"],
                  starts: int = 1, time_limit: float | None = None, random_state: int = 0,
-                 method_options: dict[str, Any] | None = None) -> None:
+                 method_options: dict[str, Any] | None = None, fast: bool = D["fast"]
+                 ) -> None:
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -96,6 +101,7 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
         self.time_limit = time_limit
         self.random_state = random_state
         self.method_options = method_options
+        self.fast = fast
 
     def fit(self, X: Any, y: Any) -> CardinalityKernelSVC:
         """Select ``B`` features and train the SVM on them."""
@@ -107,8 +113,11 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
         problem = FSKernelProblem(X, ypm, self.kernel, self.B, self.C, self.gamma, self.degree,
                                   self.coef0, self.sense)
         plan = SolverPlan(solver=self.solver, time_limit=self.time_limit)
+        own = registry.get("fs-kernel", "method", self.method).options
+        options = {"fast": self.fast} if "fast" in own else {}
+        options.update(self.method_options or {})
         res = solve_fs_kernel(problem, self.method, plan, starts=self.starts,
-                              seed=self.random_state, **(self.method_options or {}))
+                              seed=self.random_state, **options)
         self.result_ = res
         self.kernel_spec_ = problem.spec
         self.support_ = res.values["beta"].copy()

@@ -27,9 +27,10 @@ from sparsekm.models.fs_kernel import FSKernelProblem, SetFunctions
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
 
-from .evaluator import Evaluator, mask_key, single_blas
+from .evaluator import mask_key, single_blas
 from .greedy import greedy_H, lazy_greedy_H, ls_fixed_alpha
 from .local_search import start_mask
+from .path import PathEvaluator, make_evaluator
 from .search import StallWindow
 
 __all__ = ["decsub_light"]
@@ -43,13 +44,16 @@ def _unpack(key: bytes, n: int) -> np.ndarray:
 @single_blas
 def decsub_light(problem: FSKernelProblem, plan: SolverPlan, *,
                  beta_in: np.ndarray | None = None, seed: int = 0, sol_pool: int = 200,
-                 opt_window: int = 10, greedy: str = "lazy", max_iter: int = 1000) -> Result:
+                 opt_window: int = 10, greedy: str = "lazy", max_iter: int = 1000,
+                 fast: bool = True, threads: int | None = None) -> Result:
     """DecSubLight*: alternating alpha-steps and submodular beta-steps (paper sense only).
 
     ``beta_in`` (default: the seeded random mask) is the start; ``sol_pool`` is ``#SolPool``
     (Section 5: 200), ``opt_window`` ``OptWindow`` (Section 5: 10), ``greedy`` Minoux's lazy
     greedy (the paper) or the plain greedy (reference) for (11). Never worse than ``beta_in``
     (``UB*`` starts at ``UB^in``); on the time limit the best mask so far is returned.
+    ``fast`` bounds the pool from ``alpha^k`` and solves only the masks that decide the best
+    mask and the next ``alpha^{k+1}`` (same masks as ``fast=False``).
     """
     if problem.sense != "paper":
         raise ValueError(
@@ -59,14 +63,22 @@ def decsub_light(problem: FSKernelProblem, plan: SolverPlan, *,
             "method 'ls-star', 'ls', 'rfe2' or 'enumerate' with sense='margin'")
     if greedy not in ("lazy", "plain"):
         raise ValueError(f"greedy must be 'lazy' or 'plain', got {greedy!r}")
-    ev = Evaluator(problem, plan)
-    beta = start_mask(problem, beta_in, seed)
-    ub_in, alpha_k = ev.evaluate(beta)
+    ev = make_evaluator(problem, plan, fast, threads)
+    try:
+        return _decsub(ev, problem, beta_in, seed, sol_pool, opt_window, greedy, max_iter)
+    finally:
+        ev.close()
+
+
+def _decsub(ev: PathEvaluator, p: FSKernelProblem, beta_in: np.ndarray | None, seed: int,
+            sol_pool: int, opt_window: int, greedy: str, max_iter: int) -> Result:
+    beta = start_mask(p, beta_in, seed)
+    ub_in = ev.eval_mask(beta)
+    alpha_k = ev.alpha_of(mask_key(beta))
     tabu = {mask_key(beta)}
-    explored: dict[bytes, tuple[float, np.ndarray]] = {}
+    explored: list[bytes] = []
     window = StallWindow(opt_window, ev.best_score)
     window.history.append(ub_in)
-    p = problem
     it, n_greedy_evals, timed_out = 0, 0, False
     while it < max_iter:
         it += 1
@@ -74,21 +86,19 @@ def decsub_light(problem: FSKernelProblem, plan: SolverPlan, *,
         beta_t, info = (lazy_greedy_H if greedy == "lazy" else greedy_H)(sf, p.B)
         n_greedy_evals += info["n_evals"]
         _, pool = ls_fixed_alpha(sf, beta_t, sign=1.0)
-        for _, key in pool[:sol_pool]:
-            if key in tabu:
-                continue
-            tabu.add(key)
-            explored[key] = ev.evaluate(_unpack(key, p.n))
-            if ev.out_of_time():
-                break
+        fresh = [key for _, key in pool[:sol_pool] if key not in tabu]
+        done = ev.evaluate_pool([_unpack(k, p.n) for k in fresh], beta_t, alpha_k)
+        tabu.update(fresh[:done])
+        explored.extend(fresh[:done])
         window.update(ev.best_score, ev.best_score)
         if ev.out_of_time():
             timed_out = True
             break
         if window.exhausted or not explored:
             break
-        key = min(explored, key=lambda k: (explored[k][0], k))
-        alpha_k = explored.pop(key)[1]
+        key = ev.pick_min(explored)
+        explored.remove(key)
+        alpha_k = ev.alpha_of(key)
     res = ev.result("decsub", timed_out, start_objective=ub_in, iterations=it,
                     greedy_evals=n_greedy_evals)
     res.log = [{"best_objective": v} for v in window.history]

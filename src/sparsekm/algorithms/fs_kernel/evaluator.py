@@ -142,6 +142,22 @@ class Evaluator:
         self.kernel(beta)
         return self._record(nb, self._mk.with_swap(int(j_out), int(j_in)))
 
+    def descend_step(self, beta: np.ndarray, cur: float
+                     ) -> tuple[tuple[int, int] | None, float, bool]:
+        """One best-improvement step over ``N^1(beta)`` with :meth:`eval_swap` (the same
+        contract as :meth:`.path.PathEvaluator.descend_step`; kept for the kernel benchmark)."""
+        from .search import improves
+
+        best_s, move = self.score(cur), None
+        for jo in np.flatnonzero(beta):
+            for ji in np.flatnonzero(~beta):
+                v = self.eval_swap(beta, int(jo), int(ji))
+                if improves(self.score(v), best_s):
+                    best_s, move = self.score(v), (int(jo), int(ji))
+            if self.out_of_time():
+                return move, self.p.sign * best_s, False
+        return move, self.p.sign * best_s, True
+
     def score(self, obj: float) -> float:
         """``sign * objective`` (smaller is better in both senses)."""
         return self.p.sign * obj

@@ -1,9 +1,11 @@
 """Local search LS (Algorithm 1) and LS* (Algorithm 2) of Paper A, Section 3.
 
 Both fix the mask ``beta``, solve the alpha-subproblem (3) and move in the neighbourhoods
-``N^1`` (one 0-1 swap, size ``B (n - B)``) and ``N^2`` (2..p swaps, sampled). Every ``N^1``
-neighbour is evaluated with one O(m^2) masked-kernel pass instead of an O(m^2 n) rebuild. Both
-senses are supported (see :mod:`sparsekm.models.fs_kernel.problem`).
+``N^1`` (one 0-1 swap, size ``B (n - B)``) and ``N^2`` (2..p swaps, sampled). Both senses are
+supported (see :mod:`sparsekm.models.fs_kernel.problem`). ``fast=True`` (the default) answers
+each neighbourhood with :class:`~.fast.FastEvaluator` -- fixed-alpha and duality bounds,
+warm-started SMO stopped as soon as a neighbour is decided, libsvm only where the plain path's
+decision needs an exact value, both cores -- and returns the same masks as ``fast=False``.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
 
-from .evaluator import Evaluator, mask_key, mask_result, single_blas
-from .search import StallWindow, improves, sample_n2
+from .evaluator import mask_key, mask_result, single_blas
+from .path import PathEvaluator, make_evaluator
+from .search import StallWindow, sample_n2
 
 __all__ = ["descend", "local_search", "ls_star", "start_mask"]
 
@@ -27,7 +30,7 @@ def start_mask(problem: FSKernelProblem, beta_in: np.ndarray | None, seed: int) 
     return problem.check_mask(beta_in)
 
 
-def descend(ev: Evaluator, beta: np.ndarray, tabu: set[bytes] | None
+def descend(ev: PathEvaluator, beta: np.ndarray, tabu: set[bytes] | None
             ) -> tuple[np.ndarray, float, bool]:
     """Best-improvement 1-swap descent on ``score``; returns (beta, objective, completed)."""
     cur = ev.eval_mask(beta)
@@ -37,43 +40,38 @@ def descend(ev: Evaluator, beta: np.ndarray, tabu: set[bytes] | None
             if key in tabu:
                 return beta, cur, True
             tabu.add(key)
-        best_s, move = ev.score(cur), None
-        sel, uns = np.flatnonzero(beta), np.flatnonzero(~beta)
-        for jo in sel:
-            for ji in uns:
-                v = ev.eval_swap(beta, int(jo), int(ji))
-                if improves(ev.score(v), best_s):
-                    best_s, move = ev.score(v), (int(jo), int(ji))
-            if ev.out_of_time():
-                if move is not None:
-                    beta[move[0]], beta[move[1]] = False, True
-                    cur = ev.p.sign * best_s
-                return beta, cur, False
-        if move is None:
-            return beta, cur, True
-        beta = beta.copy()
-        beta[move[0]], beta[move[1]] = False, True
-        cur = ev.p.sign * best_s
+        move, new_cur, done = ev.descend_step(beta, cur)
+        if move is not None:
+            beta = beta.copy()
+            beta[move[0]], beta[move[1]] = False, True
+            cur = new_cur
+        if not done or move is None:
+            return beta, cur, done
 
 
 @register("fs-kernel", "method", "ls", paper="A", ref="Algorithm 1")
 @single_blas
 def local_search(problem: FSKernelProblem, plan: SolverPlan, *,
-                 beta_in: np.ndarray | None = None, seed: int = 0) -> Result:
+                 beta_in: np.ndarray | None = None, seed: int = 0, fast: bool = True,
+                 threads: int | None = None) -> Result:
     """LS: best-improvement descent over the 1-swap neighbourhood N^1(beta^k).
 
     Starts from ``beta_in`` (default: the seeded random mask). Ends at a mask no ``N^1``
     neighbour strictly improves (relative tolerance 1e-9): Paper A accepts ties
     (``UB <= UB*``); moving only on strict improvement makes the loop provably terminate. On
-    the time limit the best mask so far is returned.
+    the time limit the best mask so far is returned. ``fast`` screens neighbourhoods (same
+    masks as ``fast=False``); ``threads`` its worker threads (None: every core).
     """
-    ev = Evaluator(problem, plan)
-    beta = start_mask(problem, beta_in, seed)
-    start_obj = ev.eval_mask(beta)
-    beta, cur, done = descend(ev, beta, None)
-    alpha, b, _ = ev.solve_mask(beta)
-    res = mask_result(problem, beta, cur, alpha, b, "ls")
-    out = ev.result("ls", timed_out=not done, start_objective=start_obj)
+    ev = make_evaluator(problem, plan, fast, threads)
+    try:
+        beta = start_mask(problem, beta_in, seed)
+        start_obj = ev.eval_mask(beta)
+        beta, cur, done = descend(ev, beta, None)
+        alpha, b, _ = ev.solve_mask(beta)
+        res = mask_result(problem, beta, cur, alpha, b, "ls")
+        out = ev.result("ls", timed_out=not done, start_objective=start_obj)
+    finally:
+        ev.close()
     res.termination, res.time_s, res.extra = out.termination, out.time_s, out.extra
     return res
 
@@ -82,7 +80,7 @@ def local_search(problem: FSKernelProblem, plan: SolverPlan, *,
 @single_blas
 def ls_star(problem: FSKernelProblem, plan: SolverPlan, *, beta_in: np.ndarray | None = None,
             seed: int = 0, n_samples: int = 500, opt_window: int = 5, p: int | None = None,
-            max_iter: int = 1000) -> Result:
+            max_iter: int = 1000, fast: bool = True, threads: int | None = None) -> Result:
     """LS*: LS with a tabu list plus sampling of N^2 to escape local minima.
 
     Each iteration runs LS from ``beta_1^k`` (skipping masks whose ``N^1`` was already explored,
@@ -91,9 +89,20 @@ def ls_star(problem: FSKernelProblem, plan: SolverPlan, *, beta_in: np.ndarray |
     worse. Stops after ``OptWindow`` consecutive iterations without improving ``UB*``
     (Section 5: OptWindow = 5, #Samples = 500), on the time limit, or after ``max_iter``
     iterations. Never returns a mask worse than ``beta_in``. Default ``p = max(2, floor(B/2))``:
-    the paper's ``floor(B/2)`` leaves ``N^2`` empty for B < 4.
+    the paper's ``floor(B/2)`` leaves ``N^2`` empty for B < 4. ``fast`` / ``threads`` as
+    for LS (same masks either way).
     """
-    ev = Evaluator(problem, plan)
+    ev = make_evaluator(problem, plan, fast, threads)
+    try:
+        res = _ls_star(ev, problem, beta_in, seed, n_samples, opt_window, p, max_iter)
+    finally:
+        ev.close()
+    return res
+
+
+def _ls_star(ev: PathEvaluator, problem: FSKernelProblem, beta_in: np.ndarray | None,
+             seed: int, n_samples: int, opt_window: int, p: int | None, max_iter: int
+             ) -> Result:
     rng = np.random.default_rng(seed)
     p = max(2, problem.B // 2) if p is None else int(p)
     beta1 = start_mask(problem, beta_in, seed)
@@ -108,22 +117,15 @@ def ls_star(problem: FSKernelProblem, plan: SolverPlan, *, beta_in: np.ndarray |
         if not done or ev.out_of_time():
             timed_out = True
             break
-        best_c, best_cs = None, np.inf
-        for c in sample_n2(beta2, p, n_samples, rng):
-            if mask_key(c) in tabu:
-                continue
-            s = ev.score(ev.eval_mask(c))
-            if s < best_cs:
-                best_c, best_cs = c, s
-            if ev.out_of_time():
-                break
+        samples = [c for c in sample_n2(beta2, p, n_samples, rng) if mask_key(c) not in tabu]
+        k, _, _ = ev.sample_argmin(beta2, samples)
         window.update(ev.best_score, problem.sign * ev.best_score)
         if ev.out_of_time():
             timed_out = True
             break
-        if best_c is None or window.exhausted:
+        if k is None or window.exhausted:
             break
-        beta1 = best_c
+        beta1 = samples[k]
     res = ev.result("ls-star", timed_out, start_objective=start_obj, iterations=it)
     res.log = [{"best_objective": v} for v in window.history]
     return res

@@ -19,7 +19,9 @@ Kernel rows come from a precomputed matrix or are computed on demand into a boun
 in row mode; ``X`` (m, n) and ``sq`` (its squared row norms) feed :func:`kernel_row` with
 ``kpar = [kind, gamma, degree, coef0]``; ``cache`` (slots, m) holds the rows of ``owner``,
 ``slot_of[i]`` is the slot of row i or -1, ``stamp`` the last use of each slot, ``counters``
-= [clock, rows computed, row requests].
+= [clock, rows computed, row requests]. Masked kernels (paper A, :mod:`.masked_rows`) use
+``X`` = the aggregate S, ``sq`` = the changed feature columns and ``kpar = [kind, scale,
+degree, shift, n_add, n_rem]``.
 ``st`` = (alpha, grad, y, p, lo, hi, c, diag, curv): the point, its gradient
 ``G = Qa + p + phi'(a)``, labels, linear term, bounds, entropy scales, ``diag(K)`` and
 ``curv = diag(K) + phi''(a)`` (kept up to date: the second-order rule reads it for every t).
@@ -34,6 +36,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .masked_rows import MASKED_POLY, masked_row
+
 HINGE, LOGISTIC = 0, 1
 FIRST_ORDER, SECOND_ORDER = 0, 1
 # kernel kinds of kernel_row (anisotropic_rbf is rbf with gamma = 1 on sqrt(w)-scaled X)
@@ -44,6 +48,9 @@ LINEAR, POLY, RBF, LAPLACIAN, SIGMOID = 0, 1, 2, 3, 4
 def kernel_row(X, sq, kpar, i, out):
     """Row ``i`` of the kernel matrix of ``X`` into ``out`` (kinds as in kernels.functions)."""
     kind = int(kpar[0])
+    if kind >= MASKED_POLY:  # masked kernels of paper A (X is the aggregate S)
+        masked_row(X, sq, kpar, i, out)
+        return
     g = kpar[1]
     deg = kpar[2]
     c0 = kpar[3]
@@ -90,11 +97,14 @@ def get_row(ks, i):
         stamp[s] = cnt[0]
         return cache[s]
     s = 0
-    oldest = stamp[0]
-    for r in range(1, stamp.shape[0]):
-        if stamp[r] < oldest:
-            oldest = stamp[r]
-            s = r
+    if cnt[1] < stamp.shape[0]:  # slots fill in order before the first eviction
+        s = cnt[1]
+    else:
+        oldest = stamp[0]
+        for r in range(1, stamp.shape[0]):
+            if stamp[r] < oldest:
+                oldest = stamp[r]
+                s = r
     if owner[s] >= 0:
         slot_of[owner[s]] = -1
     owner[s] = i
