@@ -36,6 +36,7 @@ __all__ = ["NATIVE_MAX_M", "NodeBound", "node_certificate", "node_dual_qp", "sol
            "top_sum"]
 
 NATIVE_MAX_M = 250   # the dense interior-point path (node_ipm) up to this many samples
+MAX_ROUNDS = 25     # column-generation rounds per node (each one restricted SOCP)
 
 
 @dataclass
@@ -185,7 +186,7 @@ def _solve_restricted(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray
 
 def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free: np.ndarray,
                k: int, *, warm: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
-               ub: float = math.inf, extra: int = 30, max_rounds: int = 25) -> NodeBound:
+               ub: float = math.inf, extra: int = 30) -> NodeBound:
     """Maximise the node bound g by column generation; every iterate is certified.
 
     ``warm = (W0, alpha0)``, e.g. the parent's working set and multipliers.
@@ -194,7 +195,7 @@ def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free:
     outside W whose s_j^2 exceeds the k-th largest inside W enter (at most ``extra`` per
     round); the loop stops when none does (then alpha is optimal for the whole node up to
     the solver's tolerance), when the bound exceeds ``ub`` (the node is pruned) or after
-    ``max_rounds``. ``alpha0`` (e.g. the parent's multipliers) starts the native solver and
+    ``MAX_ROUNDS``. ``alpha0`` (e.g. the parent's multipliers) starts the native solver and
     ranks the padding features. Needs 0 < k < |free|.
     """
     if not 0 < k < free.size:
@@ -216,7 +217,7 @@ def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free:
         W = np.concatenate([W, cand[np.argsort(-s20[cand], kind="stable")][:target - W.size]])
     best: NodeBound | None = None
     status = "no solution"
-    for rnd in range(1, max_rounds + 1):
+    for rnd in range(1, MAX_ROUNDS + 1):
         alpha, v, status = _solve_restricted(problem, plan, F1, W, k, start)
         if alpha is None:
             break
