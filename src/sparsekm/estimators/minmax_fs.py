@@ -7,13 +7,15 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .base import BinaryClassifierMixin
 
 __all__ = ["MinMaxFeatureWeightingSVC"]
 
 
-class MinMaxFeatureWeightingSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
+class MinMaxFeatureWeightingSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin,
+                                BaseEstimator):
     """SVM with the anisotropic Gaussian kernel (13) whose weights gamma solve (14) (paper E).
 
     ``fit`` runs Algorithm 1 on the training rows: ``cv``-fold CV of the plain SVM over the
@@ -83,13 +85,7 @@ class MinMaxFeatureWeightingSVC(ClassifierMixin, SelectorMixin, BaseEstimator):
         from sparsekm.algorithms.minmax_fs.protocol import ranking
         from sparsekm.solvers import SolverPlan
 
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        self.classes_ = unique_labels(y)
-        if self.classes_.size != 2:
-            raise ValueError(f"Only binary classification is supported: y has "
-                             f"{self.classes_.size} classes; wrap MinMaxFeatureWeightingSVC in "
-                             "OneVsRestClassifier for more")
-        ypm = np.where(y == self.classes_[1], 1.0, -1.0)
+        X, ypm = self._binary_targets(X, y)
         smallest = int(min((ypm > 0).sum(), (ypm < 0).sum()))
         folds = min(int(self.cv), smallest)
         C, gamma0 = self.C, self.gamma0

@@ -6,15 +6,16 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .base import BinaryClassifierMixin
 
 __all__ = ["SparseKernelLogisticRegression"]
 
 WSS_METHODS = {"second-order": "smo2", "first-order": "smo1"}
 
 
-class SparseKernelLogisticRegression(ClassifierMixin, BaseEstimator):
+class SparseKernelLogisticRegression(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Binary kernel logistic regression with dual sparsity (paper C, dual (22), SMO).
 
     Training solves min 1/2 a'Qa + C sum G(a_i / C) - lam sum a_i, y'a = 0,
@@ -88,15 +89,9 @@ class SparseKernelLogisticRegression(ClassifierMixin, BaseEstimator):
         from sparsekm.algorithms.sklr.smo import solve_smo
         from sparsekm.models.sklr.problem import SKLRProblem
 
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        self.classes_ = unique_labels(y)
-        if self.classes_.size != 2:
-            raise ValueError(f"Only binary classification is supported. y has "
-                             f"{self.classes_.size} class(es); SparseKernelLogisticRegression "
-                             "needs exactly 2 (wrap it in OneVsRestClassifier for more)")
+        X, ypm = self._binary_targets(X, y)
         if self.wss not in WSS_METHODS:
             raise ValueError(f"wss={self.wss!r}: choose 'second-order' or 'first-order'")
-        ypm = np.where(y == self.classes_[1], 1.0, -1.0)
         lam = self.C / 10.0 if self.lam is None else self.lam
         problem = SKLRProblem(X, ypm, kernel=self._spec(), C=self.C, lam=lam,
                               gamma_bound=self.gamma_bound)

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from sparsekm.models.fs_kernel import FSKernelProblem
-from sparsekm.solvers import Result, SolutionStatus, SolverPlan, Termination
+from sparsekm.solvers import Result, SolutionStatus, SolverPlan
 
 __all__ = ["Evaluator", "alpha_subproblem", "mask_key", "mask_result", "single_blas"]
 
@@ -162,12 +162,3 @@ class Evaluator:
         """``sign * objective`` (smaller is better in both senses)."""
         return self.p.sign * obj
 
-    def result(self, method: str, timed_out: bool = False, **extra: Any) -> Result:
-        """The best mask evaluated so far as a :class:`Result`."""
-        assert self.best is not None
-        beta, alpha, b = self.best
-        res = mask_result(self.p, beta, self.p.sign * self.best_score, alpha, b, method)
-        res.termination = Termination.TIME_LIMIT if timed_out else Termination.CONVERGED
-        res.time_s = self.plan.clock.elapsed()
-        res.extra = {"n_evals": self.n_evals, **extra}
-        return res
