@@ -1,8 +1,8 @@
 """Size limits of the commercial solvers' free licences, and the size of a model.
 
 When a size-limited solver fails, :func:`explain_failure` says which limit the model exceeds
-and which installed solvers can take it (measured limits: ``../shared/notes/solvers.md``,
-README solver table).
+and which installed solvers can take it (limits measured on this project's machine with the
+pip packages' free licences; the README's solver table lists them).
 """
 
 from __future__ import annotations

@@ -50,6 +50,17 @@ def sparse_start(beta: np.ndarray, k0: int) -> np.ndarray:
     return out
 
 
+def _backtrack(problem: SMKLProblem, cur: Evaluation, target: np.ndarray,
+               steps: tuple[float, ...], evals: list) -> Evaluation | None:
+    """The first point cur + s (target - cur) with a lower (4) than ``cur``, else None."""
+    for s in steps:
+        trial = evaluate(problem, cur.beta + s * (target - cur.beta), cur.alpha)
+        evals.append(trial)
+        if trial.value < cur.value:
+            return trial
+    return None
+
+
 def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, max_iter: int = 50, tol: float = 1e-2,
             patience: int = 3, monotone: bool = True, deadline: Any = None,
             node: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())) -> dict[str, Any]:
@@ -80,22 +91,14 @@ def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, max_iter: int = 50, tol:
         if monotone and new.value > cur.value:
             accepted = False
             if np.array_equal(new.beta > 0, cur.beta > 0):
-                for s in (0.5, 0.25, 0.125):
-                    trial = evaluate(problem, cur.beta + s * (beta_new - cur.beta), cur.alpha)
-                    evals.append(trial)
-                    if trial.value < cur.value:
-                        new, accepted = trial, True
-                        break
+                trial = _backtrack(problem, cur, beta_new, (0.5, 0.25, 0.125), evals)
+                new, accepted = (trial, True) if trial is not None else (new, False)
         if not accepted:  # polish on the current support: a descent direction (see above)
             off = tuple(sorted(set(np.flatnonzero(cur.beta <= 0).tolist()) - set(forced)))
             face = beta_step(cur.d, lam, k0, off, forced)
             if not np.allclose(face, cur.beta, atol=1e-12, rtol=0):
-                for s in (1.0, 0.5, 0.25):
-                    trial = evaluate(problem, cur.beta + s * (face - cur.beta), cur.alpha)
-                    evals.append(trial)
-                    if trial.value < cur.value:
-                        new, accepted = trial, True
-                        break
+                trial = _backtrack(problem, cur, face, (1.0, 0.5, 0.25), evals)
+                new, accepted = (trial, True) if trial is not None else (new, False)
         history.append({"iter": t, "objective": new.value, "support": new.support,
                         "accepted": accepted, "beta": new.beta.tolist()})
         if not accepted:
