@@ -9,7 +9,6 @@ mask met, so every method of Paper A shares one bookkeeping.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -87,8 +86,6 @@ class Evaluator:
         self.n_evals = 0
         self.incremental = incremental
         self._mk: Any = None
-        self.best_score = math.inf
-        self.best: tuple[np.ndarray, np.ndarray, float] | None = None  # beta, alpha, b
         self.last_alpha: np.ndarray | None = None
 
     def out_of_time(self) -> bool:
@@ -111,8 +108,6 @@ class Evaluator:
         alpha, b, obj = alpha_subproblem(K, self.p.y, self.p.C)
         self.n_evals += 1
         self.cache[mask_key(beta)] = obj
-        if self.p.sign * obj < self.best_score:
-            self.best_score, self.best = self.p.sign * obj, (beta.copy(), alpha, b)
         self.last_alpha = alpha
         return obj
 
