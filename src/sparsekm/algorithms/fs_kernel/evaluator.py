@@ -105,7 +105,7 @@ class Evaluator:
         return self._mk.K
 
     def _record(self, beta: np.ndarray, K: np.ndarray) -> float:
-        alpha, b, obj = alpha_subproblem(K, self.p.y, self.p.C)
+        alpha, _, obj = alpha_subproblem(K, self.p.y, self.p.C)
         self.n_evals += 1
         self.cache[mask_key(beta)] = obj
         self.last_alpha = alpha
