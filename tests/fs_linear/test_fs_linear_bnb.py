@@ -125,3 +125,39 @@ def test_bnb_options_and_registry() -> None:
     entry = registry.get("fs-linear", "method", "bnb")
     assert "Bertsimas" in entry.citation and "(13)" in entry.citation
     assert {"gap_tol", "node_limit", "root_search", "k", "rho"} <= set(entry.options)
+
+
+
+def _large_m(seed: int, m: int = 400, n: int = 10) -> FSLinearProblem:
+    """m > NATIVE_MAX_M samples: 3 informative features of n, labels with 10 % flipped."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((m, n))
+    y = np.sign(X[:, :3] @ np.array([1.0, -0.8, 0.6]) + 0.3 * rng.standard_normal(m))
+    y[rng.random(m) < 0.1] *= -1
+    return FSLinearProblem(X, y, B=3, C=1.0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_shrunk_samples_give_the_full_node_bound(seed: int) -> None:
+    """m > NATIVE_MAX_M with the parent's multipliers: the node SOCP keeps only a working set
+    of samples (row generation); its certified bound equals the bound over all samples."""
+    from sparsekm.relaxations.fs_linear.node import NATIVE_MAX_M
+
+    p = _large_m(seed)
+    assert p.m > NATIVE_MAX_M
+    root = solve_node(p, SolverPlan(), np.zeros(0, int), np.arange(p.n), p.B)
+    order = np.argsort(-root.s2)
+    F1, free = order[:1], np.sort(order[2:])          # best feature in, second best out
+    full = solve_node(p, SolverPlan(), F1, free, p.B - 1, warm=(root.W, None))
+    shrunk = solve_node(p, SolverPlan(), F1, free, p.B - 1, warm=(root.W, root.alpha))
+    assert math.isclose(shrunk.bound, full.bound, rel_tol=1e-6)
+    assert shrunk.bound >= root.bound - 1e-9 * abs(root.bound)
+
+
+def test_bnb_with_shrunk_samples_certifies_enumerated_optimum() -> None:
+    p = _large_m(2)
+    opt = solve_fs_linear(p, "enumerate")
+    res = solve_fs_linear(p, "bnb", SolverPlan(time_limit=120), root_search="none")
+    assert res.status.value == "optimal" and res.selected == opt.selected
+    assert math.isclose(res.objective, opt.objective, rel_tol=TOL)
+    assert res.bound <= opt.objective * (1 + 1e-9)

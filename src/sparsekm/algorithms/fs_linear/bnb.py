@@ -21,7 +21,7 @@ import numpy as np
 
 from sparsekm.models.fs_linear import FSLinearProblem, support_result
 from sparsekm.registry import register
-from sparsekm.relaxations.fs_linear.node import NATIVE_MAX_M, NodeBound, solve_node
+from sparsekm.relaxations.fs_linear.node import NodeBound, solve_node
 from sparsekm.solvers import Result, SolutionStatus, SolverPlan, Termination, relative_gap
 
 from .common import Search, finish
@@ -78,7 +78,7 @@ class Tree:
     def push(self, bound: float, F1: tuple[int, ...], free: np.ndarray, k: int,
              W: np.ndarray, alpha: np.ndarray | None) -> None:
         packed = np.packbits(free.astype(bool))
-        a = None if alpha is None or alpha.size > NATIVE_MAX_M else alpha.astype(np.float32)
+        a = None if alpha is None else alpha.astype(np.float32)
         heapq.heappush(self.heap, Node(bound, next(self.counter), F1, packed, k,
                                        W.astype(np.int32), a))
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -37,6 +38,7 @@ __all__ = ["NATIVE_MAX_M", "NodeBound", "node_certificate", "node_dual_qp", "sol
 
 NATIVE_MAX_M = 250   # the dense interior-point path (node_ipm) up to this many samples
 MAX_ROUNDS = 25     # column-generation rounds per node (each one restricted SOCP)
+ROWS_EXTRA = 200    # samples added per round when the samples are shrunk (m > NATIVE_MAX_M)
 
 
 @dataclass
@@ -157,8 +159,10 @@ def _selection(res: object, qp: ConicQP, W: np.ndarray, s2W: np.ndarray, k: int,
 
 def _solve_restricted(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray,
                       W: np.ndarray, k: int, a0: np.ndarray | None,
+                      R: np.ndarray | None = None,
                       ) -> tuple[np.ndarray | None, np.ndarray | None, str]:
-    """(alpha, v on W, status) of the node dual restricted to W.
+    """(alpha, v on W, status) of the node dual restricted to W (and, when ``R`` is given, to
+    the samples R: alpha_i = 0 elsewhere; alpha is returned on all m samples).
 
     With no ``plan.relax_solver`` and m <= NATIVE_MAX_M: the dense interior-point method of
     :mod:`.node_ipm` (v = 2 x the cone multipliers); otherwise the SOCP :func:`node_dual_qp`
@@ -174,14 +178,49 @@ def _solve_restricted(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray
         start = np.full(m, 1e-3 * problem.C) if a0 is None else np.asarray(a0, float)
         a, _, v, _, ok = ipm_node_dual(QW, QF, y, float(problem.C), int(k), start, 1e-8, 150)
         return a, v, "optimal" if ok else "inaccurate"
-    qp = node_dual_qp(problem, F1, W, k)
+    rows = problem if R is None else SimpleNamespace(X=X[R], y=y[R], m=R.size, C=problem.C)
+    qp = node_dual_qp(rows, F1, W, k)      # type: ignore[arg-type]
     res = solve(qp, solver=plan.relax_solver)
     if not res.has_solution:
         return None, None, res.status.value
     a = res.values["alpha"]
+    if R is not None:
+        full = np.zeros(m)
+        full[R] = a
+        a = full
     _, _, s2 = node_certificate(problem, a, F1, W, k)
     v = _selection(res, qp, W, s2[W], k, float(res.values["tau"][0]))
     return a, v, res.status.value
+
+
+def _initial_rows(problem: FSLinearProblem, alpha0: np.ndarray | None) -> np.ndarray | None:
+    """The sample working set to start from: None (all samples) when m <= NATIVE_MAX_M or
+    no warm multipliers are given, else the support of ``alpha0`` plus ROWS_EXTRA samples of
+    each class at random (seeded by the support, so the search is reproducible)."""
+    if problem.m <= NATIVE_MAX_M or alpha0 is None:
+        return None
+    a0 = np.asarray(alpha0, float)
+    R = np.flatnonzero(a0 > 1e-9 * problem.C)
+    rng = np.random.default_rng(R.size)
+    picks = [rng.choice(np.flatnonzero(problem.y == c), min(ROWS_EXTRA // 2,
+                        int((problem.y == c).sum())), replace=False) for c in (-1.0, 1.0)]
+    return np.union1d(R, np.concatenate(picks))
+
+
+def _violated_rows(problem: FSLinearProblem, alpha: np.ndarray, w: np.ndarray,
+                   R: np.ndarray) -> np.ndarray:
+    """Samples outside R with positive reduced gradient of g at alpha (margin violators of the
+    relaxation's hyperplane w = v * s, b from the free multipliers), most violated first."""
+    X, y, C = problem.X, problem.y, problem.C
+    f = X @ w
+    free_sv = (alpha > 1e-6 * C) & (alpha < C * (1 - 1e-6))
+    idx = np.flatnonzero(free_sv) if free_sv.any() else np.flatnonzero(alpha > 1e-6 * C)
+    b = float(np.median(y[idx] - f[idx])) if idx.size else 0.0
+    viol = 1.0 - y * (f + b)
+    inR = np.zeros(problem.m, bool)
+    inR[R] = True
+    out = np.flatnonzero(~inR & (viol > 1e-6))
+    return out[np.argsort(-viol[out], kind="stable")][:ROWS_EXTRA]
 
 
 def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free: np.ndarray,
@@ -196,7 +235,10 @@ def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free:
     round); the loop stops when none does (then alpha is optimal for the whole node up to
     the solver's tolerance), when the bound exceeds ``ub`` (the node is pruned) or after
     ``MAX_ROUNDS``. ``alpha0`` (e.g. the parent's multipliers) starts the native solver and
-    ranks the padding features. Needs 0 < k < |free|.
+    ranks the padding features. When m > NATIVE_MAX_M and ``alpha0`` is given, the samples are
+    shrunk the same way (row generation, as libsvm's shrinking): the SOCP keeps the support
+    of ``alpha0`` plus a few samples, and margin violators of the relaxed hyperplane enter
+    until none is left. Needs 0 < k < |free|.
     """
     if not 0 < k < free.size:
         raise ValueError(f"solve_node needs 0 < k={k} < |free|={free.size}")
@@ -215,10 +257,11 @@ def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free:
         inW[W] = True
         cand = free[~inW[free]]
         W = np.concatenate([W, cand[np.argsort(-s20[cand], kind="stable")][:target - W.size]])
+    R = _initial_rows(problem, alpha0)
     best: NodeBound | None = None
     status = "no solution"
     for rnd in range(1, MAX_ROUNDS + 1):
-        alpha, v, status = _solve_restricted(problem, plan, F1, W, k, start)
+        alpha, v, status = _solve_restricted(problem, plan, F1, W, k, start, R)
         if alpha is None:
             break
         val, a, s2 = node_certificate(problem, alpha, F1, free, k)
@@ -235,7 +278,15 @@ def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free:
         inW[W] = True
         out = free[~inW[free]]
         viol = out[s2[out] > thr * (1 + 1e-9) + 1e-300]
-        if viol.size == 0:
+        new_rows = np.zeros(0, int)
+        if R is not None:
+            ay = a * problem.y
+            w = np.zeros(n)                       # the relaxation's hyperplane, w_j = z_j s_j
+            w[W] = v * (problem.X[:, W].T @ ay)
+            w[F1] = problem.X[:, F1].T @ ay
+            new_rows = _violated_rows(problem, a, w, R)
+            R = np.union1d(R, new_rows)
+        if viol.size == 0 and new_rows.size == 0:
             break
         W = np.concatenate([W, viol[np.argsort(-s2[viol], kind="stable")][:extra]])
     if best is None:
