@@ -128,12 +128,13 @@ def test_bnb_options_and_registry() -> None:
 
 
 
-def _large_m(seed: int, m: int = 400, n: int = 10) -> FSLinearProblem:
-    """m > NATIVE_MAX_M samples: 3 informative features of n, labels with 10 % flipped."""
+def _large_m(seed: int, m: int = 800, n: int = 10) -> FSLinearProblem:
+    """m > NATIVE_MAX_M samples: 3 informative features of n, labels with 2 % flipped (few
+    support vectors, so the nodes shrink the samples)."""
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((m, n))
     y = np.sign(X[:, :3] @ np.array([1.0, -0.8, 0.6]) + 0.3 * rng.standard_normal(m))
-    y[rng.random(m) < 0.1] *= -1
+    y[rng.random(m) < 0.02] *= -1
     return FSLinearProblem(X, y, B=3, C=1.0)
 
 
@@ -141,11 +142,12 @@ def _large_m(seed: int, m: int = 400, n: int = 10) -> FSLinearProblem:
 def test_shrunk_samples_give_the_full_node_bound(seed: int) -> None:
     """m > NATIVE_MAX_M with the parent's multipliers: the node SOCP keeps only a working set
     of samples (row generation); its certified bound equals the bound over all samples."""
-    from sparsekm.relaxations.fs_linear.node import NATIVE_MAX_M
+    from sparsekm.relaxations.fs_linear.node import _initial_rows
 
     p = _large_m(seed)
-    assert p.m > NATIVE_MAX_M
     root = solve_node(p, SolverPlan(), np.zeros(0, int), np.arange(p.n), p.B)
+    R = _initial_rows(p, root.alpha)
+    assert R is not None and R.size < p.m / 2          # the shrunk path is the one tested
     order = np.argsort(-root.s2)
     F1, free = order[:1], np.sort(order[2:])          # best feature in, second best out
     full = solve_node(p, SolverPlan(), F1, free, p.B - 1, warm=(root.W, None))
