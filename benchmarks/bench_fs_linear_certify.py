@@ -92,6 +92,18 @@ def cmd_run(args: argparse.Namespace) -> None:
             path.write_text(json.dumps(rows, indent=1))
 
 
+def cmd_merge(args: argparse.Namespace) -> None:
+    """Replace (or add) the rows of single runs (e.g. longer limits, one instance per process
+    to use both cores) in fs_linear_certify_bnb.json."""
+    path = OUT / "fs_linear_certify_bnb.json"
+    rows = {(r["dataset"], r["B"]): r for r in json.loads(path.read_text())}
+    for f in args.files:
+        r = json.loads(Path(f).read_text())
+        rows[(r["dataset"], r["B"])] = r
+    path.write_text(json.dumps(sorted(rows.values(), key=lambda r: (r["dataset"], r["B"])),
+                               indent=1))
+
+
 def _f(x: float | None, nd: int = 4) -> str:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "-"
@@ -103,8 +115,8 @@ def _cell(r: dict | None) -> str:
         return "not run | | | |"
     cert = "**certified**" if r["gap"] is not None and r["gap"] <= 1e-4 else _f(r["gap"], 3)
     work = r.get("nodes", r.get("iterations"))
-    return f"{_f(r['objective'], 6)} / {_f(r['bound'], 6)} | {cert} | {r['time_s']:.0f} | " \
-           f"{'-' if work is None else work} |"
+    return f"{_f(r['objective'], 6)} / {_f(r['bound'], 6)} | {cert} | " \
+           f"{r['time_s']:.0f} / {r['time_limit']:.0f} | {'-' if work is None else work} |"
 
 
 def cmd_report(args: argparse.Namespace) -> None:
@@ -115,8 +127,8 @@ def cmd_report(args: argparse.Namespace) -> None:
             runs[(r["dataset"], r["B"], method)] = r
     tls = sorted({r["time_limit"] for r in runs.values()})
     L = ["# Paper D, Table 7 in shape: certifying FS-SVM (2) with open-source solvers", "",
-         f"Run {time.strftime('%Y-%m-%d')} on the shared 2-core machine (other jobs running: "
-         f"load 3-10), time limits per instance and method: {tls} s (the paper: "
+         f"Report of {time.strftime('%Y-%m-%d')} from the runs' JSON files (runs on the shared "
+         f"2-core machine, other jobs running: load 3-10), time limits: {tls} s (the paper: "
          "3600 s, Apple M1, Gurobi/Mosek/COPT). C = 10, standard scaling on all rows. "
          "`bnb` = branch and bound with the perspective bound in m variables (this branch); "
          "`Alg. 4` = paper D's exact procedure with Kernel Search (s = 10, rho = 10) on SCIP. "
@@ -125,7 +137,7 @@ def cmd_report(args: argparse.Namespace) -> None:
          "Table 7 (Exact KS objective, time, MipGap) and Table 6 (DSCoP bound); its data "
          "may be scaled differently (see docs/fs_linear_certify.md).", "",
          "| data | B | paper obj | paper time | paper gap | paper DSCoP | bnb obj / LB | "
-         "bnb gap | bnb s | bnb nodes | Alg. 4 obj / LB | Alg. 4 gap | Alg. 4 s | "
+         "bnb gap | bnb s / limit | bnb nodes | Alg. 4 obj / LB | Alg. 4 gap | Alg. 4 s / limit | "
          "Alg. 4 it |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name in DATASETS:
         for bi, B in enumerate(BS):
@@ -153,9 +165,11 @@ def main() -> None:
     r.add_argument("--tl", type=float, default=600.0)
     r.add_argument("--append", action="store_true", help="keep earlier rows, skip them")
     r.add_argument("--verbose", action="store_true")
+    m = sub.add_parser("merge", help="put rows of run_one JSON files into the bnb results")
+    m.add_argument("files", nargs="+")
     sub.add_parser("report")
     args = ap.parse_args()
-    cmd_run(args) if args.cmd == "run" else cmd_report(args)
+    {"run": cmd_run, "merge": cmd_merge, "report": cmd_report}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -20,16 +20,15 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import json  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from results_io import OUT, write_results  # noqa: E402
 
 from sparsekm.data import Scaler, load_dataset  # noqa: E402
 from sparsekm.models.fs_linear import FSLinearProblem  # noqa: E402
 from sparsekm.relaxations.fs_linear.node import solve_node  # noqa: E402
 from sparsekm.solvers import SolverPlan  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "results"
 CASES = [("colorectal", 10), ("dlbcl", 10), ("lymphoma", 10), ("mfeat", 10), ("arrhythmia", 10),
          ("colorectal", 30)]
 KS = (1, 2, 5, 10, 20, 40, 100)
@@ -80,10 +79,7 @@ def main() -> None:
                  for b in r["bound_without_K"]]
         L.append(f"| {r['dataset']} | {r['B']} | {'-' if inc is None else f'{inc:.4g}'} | "
                  f"{r['root']:.4g} | " + " | ".join(cells) + " |")
-    OUT.mkdir(exist_ok=True)
-    (OUT / "fs_linear_exclusion.md").write_text("\n".join(L) + "\n")
-    (OUT / "fs_linear_exclusion.json").write_text(json.dumps(rows, indent=1))
-    print("\n".join(L))
+    write_results("fs_linear_exclusion", L, rows)
 
 
 if __name__ == "__main__":

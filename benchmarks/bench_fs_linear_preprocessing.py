@@ -24,9 +24,9 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import json  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from results_io import write_results  # noqa: E402
 
 from sparsekm.algorithms.fs_linear import solve_fs_linear  # noqa: E402
 from sparsekm.data import Scaler, load_dataset  # noqa: E402
@@ -34,7 +34,6 @@ from sparsekm.models.fs_linear import FSLinearProblem  # noqa: E402
 from sparsekm.relaxations.fs_linear.node import solve_node  # noqa: E402
 from sparsekm.solvers import SolverPlan  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "results"
 BS = (10, 20, 30)
 # Paper D: Table 6 (DSCoP) and Table 7 (Exact KS objective, reported with MipGap 0 except
 # arrhythmia / madelon), B = 10, 20, 30, C = 10.
@@ -121,11 +120,7 @@ def report(rows: list[dict], best_runs: list[dict], tl: float) -> None:
         L.append(f"| {r['dataset']} | {r['preprocessing']} | {r['B']} | {r['paper_opt']} | "
                  f"{r['objective']:.5g} | {r['bound']:.5g} | "
                  f"{r['objective'] / r['paper_opt']:.3f} |")
-    OUT.mkdir(exist_ok=True)
-    (OUT / "fs_linear_preprocessing.md").write_text("\n".join(L) + "\n")
-    (OUT / "fs_linear_preprocessing.json").write_text(
-        json.dumps({"dscop": rows, "bnb": best_runs}, indent=1))
-    print("\n".join(L))
+    write_results("fs_linear_preprocessing", L, {"dscop": rows, "bnb": best_runs})
 
 
 if __name__ == "__main__":

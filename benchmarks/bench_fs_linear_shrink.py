@@ -18,16 +18,15 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import json  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from results_io import write_results  # noqa: E402
 
 from sparsekm.data import Scaler, load_dataset  # noqa: E402
 from sparsekm.models.fs_linear import FSLinearProblem  # noqa: E402
 from sparsekm.relaxations.fs_linear.node import solve_node  # noqa: E402
 from sparsekm.solvers import SolverPlan  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "results"
 CASES = [("arrhythmia", 10), ("mfeat", 10), ("mfeat", 30), ("madelon", 10)]
 
 
@@ -79,10 +78,7 @@ def main() -> None:
     worst = max(abs(r["shrunk"] - r["full"]) / abs(r["full"]) for r in rows)
     L += ["", f"Total {tf:.1f} s vs {ts:.1f} s ({tf / ts:.1f}x); largest relative bound "
           f"difference {worst:.1e}."]
-    OUT.mkdir(exist_ok=True)
-    (OUT / "fs_linear_shrink.md").write_text("\n".join(L) + "\n")
-    (OUT / "fs_linear_shrink.json").write_text(json.dumps(rows, indent=1))
-    print("\n".join(L))
+    write_results("fs_linear_shrink", L, rows)
 
 
 if __name__ == "__main__":
