@@ -28,12 +28,13 @@ import math  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+from results_io import OUT  # noqa: E402
+
 from sparsekm.algorithms.fs_linear import solve_fs_linear  # noqa: E402
 from sparsekm.data import Scaler, load_dataset  # noqa: E402
 from sparsekm.models.fs_linear import FSLinearProblem  # noqa: E402
 from sparsekm.solvers import SolverPlan  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "results"
 DATASETS = ["arrhythmia", "colorectal", "dlbcl", "lymphoma", "madelon", "mfeat"]
 BS = [10, 20, 30]
 # Paper D, Table 7 (Exact KS: objective, time s, MipGap; Gurobi + COPT, Apple M1, 3600 s) and

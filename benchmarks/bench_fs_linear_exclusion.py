@@ -22,10 +22,9 @@ import json  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
+from bench_fs_linear_certify import problem  # noqa: E402
 from results_io import OUT, write_results  # noqa: E402
 
-from sparsekm.data import Scaler, load_dataset  # noqa: E402
-from sparsekm.models.fs_linear import FSLinearProblem  # noqa: E402
 from sparsekm.relaxations.fs_linear.node import solve_node  # noqa: E402
 from sparsekm.solvers import SolverPlan  # noqa: E402
 
@@ -49,9 +48,7 @@ def main() -> None:
     ub = best_incumbents()
     rows = []
     for name, B in CASES:
-        ds = load_dataset(name)
-        p = FSLinearProblem(Scaler("standard").fit(ds.X).transform(ds.X), ds.y.astype(float),
-                            B=B, C=10.0)
+        p = problem(name, B)
         root = solve_node(p, SolverPlan(), np.zeros(0, int), np.arange(p.n), B)
         z = np.zeros(p.n)
         z[root.W] = root.v

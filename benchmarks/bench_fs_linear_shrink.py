@@ -20,10 +20,9 @@ import json  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
+from bench_fs_linear_certify import problem  # noqa: E402
 from results_io import write_results  # noqa: E402
 
-from sparsekm.data import Scaler, load_dataset  # noqa: E402
-from sparsekm.models.fs_linear import FSLinearProblem  # noqa: E402
 from sparsekm.relaxations.fs_linear.node import solve_node  # noqa: E402
 from sparsekm.solvers import SolverPlan  # noqa: E402
 
@@ -41,9 +40,7 @@ def nodes(order: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
 def main() -> None:
     rows = []
     for name, B in CASES:
-        ds = load_dataset(name)
-        p = FSLinearProblem(Scaler("standard").fit(ds.X).transform(ds.X), ds.y.astype(float),
-                            B=B, C=10.0)
+        p = problem(name, B)
         t0 = time.perf_counter()
         root = solve_node(p, SolverPlan(), np.zeros(0, int), np.arange(p.n), B)
         t_root = time.perf_counter() - t0
