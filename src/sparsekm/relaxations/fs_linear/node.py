@@ -23,8 +23,7 @@ scale: branch-and-bound rooted in first-order optimization", Math. Programming 1
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from types import SimpleNamespace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -178,8 +177,8 @@ def _solve_restricted(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray
         start = np.full(m, 1e-3 * problem.C) if a0 is None else np.asarray(a0, float)
         a, _, v, _, ok = ipm_node_dual(QW, QF, y, float(problem.C), int(k), start, 1e-8, 150)
         return a, v, "optimal" if ok else "inaccurate"
-    rows = problem if R is None else SimpleNamespace(X=X[R], y=y[R], m=R.size, C=problem.C)
-    qp = node_dual_qp(rows, F1, W, k)      # type: ignore[arg-type]
+    rows = problem if R is None else replace(problem, X=X[R], y=y[R])
+    qp = node_dual_qp(rows, F1, W, k)
     res = solve(qp, solver=plan.relax_solver)
     if not res.has_solution:
         return None, None, res.status.value
@@ -210,12 +209,15 @@ def _initial_rows(problem: FSLinearProblem, alpha0: np.ndarray | None) -> np.nda
     return R if 2 * R.size <= problem.m else None
 
 
-def _violated_rows(problem: FSLinearProblem, alpha: np.ndarray, w: np.ndarray,
-                   R: np.ndarray) -> np.ndarray:
+def _violated_rows(problem: FSLinearProblem, alpha: np.ndarray, F1: np.ndarray,
+                   W: np.ndarray, v: np.ndarray, R: np.ndarray) -> np.ndarray:
     """Samples outside R with positive reduced gradient of g at alpha (margin violators of the
-    relaxation's hyperplane w = v * s, b from the free multipliers), most violated first."""
+    relaxation's hyperplane w_j = z_j s_j: z = 1 on F1, v on W, 0 elsewhere; b from the free
+    multipliers), most violated first."""
     X, y, C = problem.X, problem.y, problem.C
-    f = X @ w
+    ay = alpha * y
+    XW, XF = X[:, W], X[:, F1]
+    f = XW @ (v * (XW.T @ ay)) + XF @ (XF.T @ ay)
     free_sv = (alpha > 1e-6 * C) & (alpha < C * (1 - 1e-6))
     idx = np.flatnonzero(free_sv) if free_sv.any() else np.flatnonzero(alpha > 1e-6 * C)
     b = float(np.median(y[idx] - f[idx])) if idx.size else 0.0
@@ -281,13 +283,8 @@ def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free:
         inW[W] = True
         out = free[~inW[free]]
         viol = out[s2[out] > thr * (1 + 1e-9) + 1e-300]
-        new_rows = np.zeros(0, int)
-        if R is not None:
-            ay = a * problem.y
-            w = np.zeros(n)                       # the relaxation's hyperplane, w_j = z_j s_j
-            w[W] = v * (problem.X[:, W].T @ ay)
-            w[F1] = problem.X[:, F1].T @ ay
-            new_rows = _violated_rows(problem, a, w, R)
+        new_rows = np.zeros(0, int) if R is None else _violated_rows(problem, a, F1, W, v, R)
+        if new_rows.size:
             R = np.union1d(R, new_rows)
         if viol.size == 0 and new_rows.size == 0:
             break
