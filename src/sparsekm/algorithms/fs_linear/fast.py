@@ -53,7 +53,7 @@ def _perturbed(problem: FSLinearProblem, best: Result, perturb: float,
 @single_blas
 def iterated_search(problem: FSLinearProblem, plan: SolverPlan | None = None,
                     start: Sequence[int] | None = None, options: SwapOptions | None = None,
-                    restarts: int = 10, perturb: float = 0.25, seed: int = 0) -> Result:
+                    restarts: int = 20, perturb: float = 0.25, seed: int = 0) -> Result:
     """The swap search from ``start`` (default: the top B of the full SVM), then ``restarts``
     perturbed restarts (module docstring); the best support, its certified bound and counts."""
     if restarts < 0:
@@ -95,7 +95,7 @@ def fast_incumbent(problem: FSLinearProblem, plan: SolverPlan,
           paper="Zhu et al. (2020), PNAS 117:33117 (splicing); Ferris & Munson (2003)",
           ref="iterated swap search on FS-SVM (2), certified screening, native SVM (1)")
 def fast(problem: FSLinearProblem, plan: SolverPlan, *, candidates: int = 40,
-         splice: int = 5, restarts: int = 10, perturb: float = 0.25, seed: int = 0,
+         splice: int = 5, restarts: int = 20, perturb: float = 0.25, seed: int = 0,
          tol: float = 1e-9, max_evals: int = 100_000, svm: str = "auto") -> Result:
     """Native iterated swap search: top-B start from the full SVM, certified-screened 1-swaps
     and splicings, seeded perturbed restarts; each support by a native SVM (1) solve.
