@@ -22,7 +22,7 @@ seed = [0, 1]
 [grid.params]
 C = [0.001, 1.0, 100.0]
 kernel = ["rbf"]
-gamma = [0.5]
+gamma = [0.02]
 test_size = [0.3]
 validation_size = [0.25]
 [run]
@@ -43,6 +43,7 @@ def test_select_picks_the_best_validation_run_per_seed(write_config, tmp_path) -
     assert run_experiment(cfg, workers=0, progress=False)["failed"] == 0
     runs = list(csv.DictReader(io.StringIO(report(cfg, "csv"))))
     assert len(runs) == 6 and all(r["validation_accuracy"] for r in runs)
+    assert len({r["support_fraction"] for r in runs}) > 2  # the means below can tell runs apart
     chosen = []
     for seed in ("0", "1"):  # by hand: max validation accuracy, then min validation loss
         mine = [r for r in runs if r["seed"] == seed]
@@ -57,6 +58,12 @@ def test_select_picks_the_best_validation_run_per_seed(write_config, tmp_path) -
     md = report(cfg, "markdown")
     assert "svm test acc [paper]" in md and "[paper]: Paper Z, Table 9 (a test)." in md
     assert "per seed the run with the best validation_accuracy" in md
+    # without select, agg = mean averages a payload value over every run of the row
+    every = load_config(write_config(GRID.replace('select = ["validation_accuracy", '
+                                                  '"-validation_loss"]', ""), "all.toml"))
+    assert every.store_path == cfg.store_path  # the same runs
+    assert report_frame(every).loc["wine", ("svm", "support_fraction")] == pytest.approx(
+        sum(float(r["support_fraction"]) for r in runs) / 6)
     files = plot(cfg, tmp_path / "figs", kinds=["values"])
     assert [f.suffix for f in files] == [".png", ".svg"]
 

@@ -52,6 +52,7 @@ STYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 OPEN_GAP = 1e-3  # a relative gap above a solver's tolerance: worth a gap-vs-time chart
 MIN_BOX = 3  # values per box: fewer are drawn as dots (the `objective` kind)
+NOISE = 1e-6  # %: objectives equal to ~1e-8 relative (solver tolerance) count as equal
 EXTRAS = ("start_times_s",)
 TITLES = {"time_s": "time per run, s", "iterations": "iterations",
           "test_accuracy": "test accuracy, %", "validation_accuracy": "validation accuracy, %",
@@ -138,7 +139,8 @@ def gap_to_best(values: np.ndarray, best: float, sense: str = "min") -> np.ndarr
     """How far each value is from ``best`` (the best on its instance), in % of ``|best|``;
     0 for the best, positive for worse in either sense."""
     diff = (values - best) if sense == "min" else (best - values)
-    return 100.0 * np.maximum(diff, 0.0) / max(abs(best), 1e-12)
+    pct = 100.0 * np.maximum(diff, 0.0) / max(abs(best), 1e-12)
+    return np.where(pct < NOISE, 0.0, pct)
 
 
 def _new_figure(n_panels: int = 1, width: float = 4.2, height: float = 3.2,
@@ -171,6 +173,7 @@ def _profile(df: Any, cfg: ExperimentConfig) -> Any:
     metric, key = cfg.report.profile_metric, cfg.report.panels
     if df[_by(df)].nunique() < 2:
         return None
+    order = list(dict.fromkeys(df[_by(df)].map(str)))  # one colour and style per series
     parts = [(f"{key} = {v}", df[df[key].map(str) == v])
              for v in dict.fromkeys(df[key].map(str))] if key in df.columns else [("", df)]
     fig, axes = _new_figure(len(parts), width=4.0, height=3.0)
@@ -183,10 +186,12 @@ def _profile(df: Any, cfg: ExperimentConfig) -> Any:
         top = top * 1.05 if top > 1 else 1.05
         taus = np.geomspace(1.0, top, 400) if metric == "time_s" else \
             np.linspace(1.0, top, 400)
-        for i, (m, r) in enumerate(ratios.items()):
+        for m, r in ratios.items():
+            i = order.index(m)
             if r.size:  # styles differ: curves that coincide stay visible
                 ax.step(taus, [(r <= t).mean() for t in taus], where="post", label=_short(m),
-                        linestyle=STYLES[i % len(STYLES)], linewidth=2.2 - 0.3 * (i % 4))
+                        linestyle=STYLES[i % len(STYLES)], linewidth=2.2 - 0.3 * (i % 4),
+                        color=f"C{i % 10}")
                 drawn = True
         if metric == "time_s":
             ax.set_xscale("log", base=2)
@@ -228,10 +233,10 @@ def _box(df: Any, cfg: ExperimentConfig) -> Any:
             groups.append((name, per, times))
     if not groups:
         return None
-    groups = groups[:8]
+    groups = groups[:6]
     with_times = "start_times_s" in df.columns and df["start_times_s"].notna().any()
-    fig, axes = _new_figure(len(groups) * (2 if with_times else 1), width=3.3, height=2.9,
-                            cols=len(groups) if len(groups) <= 4 else 4)
+    fig, axes = _new_figure(len(groups) * (2 if with_times else 1), width=3.0, height=2.9,
+                            cols=len(groups))  # objectives in the first row, times below
     axes = list(axes)
     obj_axes = axes[:len(groups)]
     time_axes = axes[len(groups):] if with_times else []
@@ -239,8 +244,11 @@ def _box(df: Any, cfg: ExperimentConfig) -> Any:
         finite = np.concatenate([v for v in per.values() if v.size])
         best = finite.min() if cfg.report.sense == "min" else finite.max()
         ax = obj_axes[i]
-        ax.boxplot([gap_to_best(v, best, cfg.report.sense) for v in per.values()],
-                   tick_labels=list(per))
+        gaps = [gap_to_best(v, best, cfg.report.sense) for v in per.values()]
+        ax.boxplot(gaps, tick_labels=list(per))
+        ax.ticklabel_format(axis="y", useOffset=False, style="plain")
+        if max((float(g.max()) for g in gaps if g.size), default=0.0) == 0.0:
+            ax.set_ylim(-0.05, 1.0)  # every start reached the best value
         ax.set_title(_wrap(name, 36), fontsize=8)
         ax.set_ylabel("objective above the best, %", fontsize=8)
         ax.tick_params(axis="x", rotation=30, labelsize=7)
@@ -278,6 +286,11 @@ def _best_per_instance(df: Any, cfg: ExperimentConfig, value: str) -> Any:
     return insts, series, mat
 
 
+def _dot_height(insts: list[str]) -> float:
+    """Figure height that leaves room for rotated instance labels."""
+    return min(7.0, 2.8 + 0.055 * max((len(i) for i in insts), default=0))
+
+
 def _dots(ax: Any, insts: list[str], series: list[str], mat: np.ndarray) -> None:
     """A grouped dot chart: one x slot per instance, the series side by side within it."""
     k = len(series)
@@ -306,14 +319,14 @@ def _objective(df: Any, cfg: ExperimentConfig) -> Any:
             best = np.nanmin(row) if cfg.report.sense == "min" else np.nanmax(row)
             gaps[i] = gap_to_best(row, best, cfg.report.sense)
     fig, (ax,) = _new_figure(width=max(5.0, 0.45 * len(insts) * max(1, len(series) / 3) + 2),
-                             height=3.6)
+                             height=_dot_height(insts))
     _dots(ax, insts, series, gaps)
     top = np.nanmax(gaps) if np.isfinite(gaps).any() else 0.0
     if top > 0:
         ax.set_yscale("symlog", linthresh=0.01)
         ax.set_ylim(-0.002, top * 1.6)
     else:
-        ax.set_ylim(-0.5, 1.0)
+        ax.set_ylim(-0.05, 1.0)
     ax.yaxis.set_major_formatter(_percent_formatter())
     ax.set_ylabel("above the best, %", fontsize=8)
     ax.set_title(_wrap(f"{cfg.name}: each series' best objective against the best of all "
@@ -361,7 +374,7 @@ def _accuracy(df: Any, cfg: ExperimentConfig) -> Any:
         got = _best_per_instance(ok, cfg, col)
         insts, series, mat = got
         fig, (ax,) = _new_figure(width=max(5.0, 0.5 * len(insts) * max(1, len(series) / 3)
-                                           + 2), height=3.6)
+                                           + 2), height=_dot_height(insts))
         _dots(ax, insts, series, 100 * mat)
         ax.set_ylabel(label, fontsize=8)
         ax.set_title(_wrap(f"{cfg.name}: {col.replace('_', ' ')} (mean over seeds)", 90),

@@ -128,6 +128,8 @@ def _selected(ok: Any, select: Sequence[str]) -> Any:
 
 
 def _cell(group: Any, rep: Any) -> dict[str, Any]:
+    import pandas as pd
+
     values, agg, sense = rep.values, rep.agg, rep.sense
     ok = group[~group["status"].isin(FAILED) & group["objective"].notna()]
     ok = _selected(ok, rep.select)
@@ -140,7 +142,8 @@ def _cell(group: Any, rep: Any) -> dict[str, Any]:
     out = {}
     for v in values:
         col = ok[v]
-        out[v] = getattr(col, fn)() if v in NUMERIC else col.iloc[0]
+        numeric = v in NUMERIC or pd.api.types.is_numeric_dtype(col)
+        out[v] = getattr(col, fn)() if numeric else col.iloc[0]
     return out
 
 
