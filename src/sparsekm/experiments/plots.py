@@ -100,10 +100,12 @@ def _wrap(title: str, width: int = 42) -> str:
     return "\n".join(textwrap.wrap(title, width)) or title
 
 
-def profile_ratios(df: Any, metric: str = "objective", sense: str = "min") -> dict[str, Any]:
-    """``{method: array of performance ratios over instances}`` (inf for a failed run)."""
+def profile_ratios(df: Any, metric: str = "objective", sense: str = "min",
+                   keys: list[str] | None = None) -> dict[str, Any]:
+    """``{method: array of performance ratios over instances}`` (inf for a failed run); an
+    instance is a value of ``keys`` (default: every grid key but the series')."""
     by = _by(df)
-    keys = _instance_keys(df, (by,))
+    keys = keys or _instance_keys(df, (by,))
     inst = df[keys].map(str).agg("\x1f".join, axis=1)
     methods = list(dict.fromkeys(df[by].map(str)))
     out: dict[str, list[float]] = {m: [] for m in methods}
@@ -164,9 +166,14 @@ def _legend(fig: Any, axes: Any) -> None:
             if lab not in handles:
                 handles[lab] = h
                 labels.append(lab)
-    if labels:
+    if labels and len(np.atleast_1d(axes)) == 1 and len(labels) > 3:  # a column on the right
+        fig.legend([handles[k] for k in labels], labels, loc="outside right upper",
+                   fontsize=8, frameon=False)
+    elif labels:  # as many columns as the figure's width holds (8 pt: ~0.075 in per character)
+        per = 0.075 * max(len(k) for k in labels) + 0.6
+        ncols = max(1, min(len(labels), int(fig.get_figwidth() / per)))
         fig.legend([handles[k] for k in labels], labels, loc="outside lower center",
-                   ncols=min(len(labels), 5), fontsize=8, frameon=False)
+                   ncols=ncols, fontsize=8, frameon=False)
 
 
 def _profile(df: Any, cfg: ExperimentConfig) -> Any:
@@ -179,7 +186,8 @@ def _profile(df: Any, cfg: ExperimentConfig) -> Any:
     fig, axes = _new_figure(len(parts), width=4.0, height=3.0)
     drawn = False
     for ax, (title, part) in zip(axes, parts):
-        ratios = profile_ratios(part, metric, cfg.report.sense)
+        rows = [k for k in (cfg.report.rows or []) if k in part.columns]
+        ratios = profile_ratios(part, metric, cfg.report.sense, rows or None)
         n_inst = max((r.size for r in ratios.values()), default=0)
         finite = np.concatenate([r[np.isfinite(r)] for r in ratios.values()] or [np.ones(1)])
         top = float(finite.max()) if finite.size else 1.0
@@ -331,7 +339,7 @@ def _objective(df: Any, cfg: ExperimentConfig) -> Any:
     ax.set_ylabel("above the best, %", fontsize=8)
     ax.set_title(_wrap(f"{cfg.name}: each series' best objective against the best of all "
                        f"({'lower' if cfg.report.sense == 'min' else 'higher'} is better)",
-                       100), fontsize=9)
+                       int(11 * fig.get_figwidth())), fontsize=9)
     _legend(fig, ax)
     return fig
 
@@ -347,16 +355,26 @@ def _gap(df: Any, cfg: ExperimentConfig) -> Any:
     if ok.empty or not (ok["gap"] > OPEN_GAP).any():
         return None  # every gap closed to solver tolerance (or none reported): nothing to see
     fig, (ax,) = _new_figure(width=5.0, height=3.6)
-    for i, (m, g) in enumerate(ok.groupby(ok[_by(ok)].map(str), sort=False)):
+    order = list(dict.fromkeys(df[_by(df)].map(str)))  # the colours of the other charts
+    for m, g in ok.groupby(ok[_by(ok)].map(str), sort=False):
+        i = order.index(m)
         ax.scatter(g["time_s"], 100 * np.maximum(g["gap"].to_numpy(), 1e-6), s=18,
-                   label=_short(m), alpha=0.8, marker=MARKERS[i % len(MARKERS)])
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+                   label=_short(m), alpha=0.8, marker=MARKERS[i % len(MARKERS)],
+                   color=f"C{i % 10}")
+    times = ok["time_s"].to_numpy(dtype=float)
+    if times.min() > 0 and times.max() > 10 * times.min():
+        ax.set_xscale("log")  # else a linear axis: a log axis within one decade has no labels
+    gaps = 100 * np.maximum(ok["gap"].to_numpy(dtype=float), 1e-6)
+    if gaps.max() > 10 * gaps.min():
+        from matplotlib.ticker import NullFormatter
+
+        ax.set_yscale("log")
+        ax.yaxis.set_minor_formatter(NullFormatter())
     ax.yaxis.set_major_formatter(_percent_formatter())
     ax.set_xlabel("time s", fontsize=8)
     ax.set_ylabel("certified gap, % (1e-4 = closed)", fontsize=8)
-    ax.set_title(_wrap(f"{cfg.name}: certified gap vs time, one point per run", 70),
-                 fontsize=9)
+    ax.set_title(_wrap(f"{cfg.name}: certified gap vs time, one point per run",
+                       int(11 * fig.get_figwidth())), fontsize=9)
     _legend(fig, ax)
     return fig
 
@@ -410,11 +428,13 @@ def _values(df: Any, cfg: ExperimentConfig) -> Any:
     series = list(dict.fromkeys(m for m, _ in tab.columns))
     values = [v for v in cfg.report.values if any((m, v) in tab.columns for m in series)]
     width = max(4.0, 0.22 * len(rows) * len(series) + 1.5)
-    fig, axes = _new_figure(len(values), width=width, height=3.4,
-                            cols=max(1, min(len(values), int(16 // width))))
+    cols = max(1, min(len(values), int(16 // width)))
+    fig, axes = _new_figure(len(values), width=width, height=3.4 if cols > 1 else 2.6,
+                            cols=cols)
     x = np.arange(len(rows))
     width = 0.7 / max(len(series), 1)
-    for ax, v in zip(axes, values):
+    stacked = cols == 1 and len(values) > 1
+    for k, (ax, v) in enumerate(zip(axes, values)):
         scale = 100.0 if v in ("test_accuracy", "train_accuracy", "validation_accuracy",
                                "gap") else 1.0
         for j, m in enumerate(series):
@@ -435,7 +455,11 @@ def _values(df: Any, cfg: ExperimentConfig) -> Any:
         pos = pos[np.isfinite(pos) & (pos > 0)]
         if v in ("time_s", "iterations", "wall_s", "gap") and pos.size \
                 and pos.max() > 10 * pos.min():
+            from matplotlib.ticker import NullFormatter
+
             ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(_percent_formatter())  # 0.01, 1, 100: no 10^k
+            ax.yaxis.set_minor_formatter(NullFormatter())
         elif v in ("objective", "lower_bound"):
             mags = np.abs(np.concatenate([ln.get_ydata() for ln in ax.get_lines()] or [[]]))
             mags = mags[np.isfinite(mags) & (mags > 0)]
@@ -446,17 +470,22 @@ def _values(df: Any, cfg: ExperimentConfig) -> Any:
 
             if ax.get_yscale() == "linear":
                 ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+                if pos.size and pos.max() - pos.min() < 2:
+                    ax.set_ylim(pos.min() - 1.5, pos.max() + 1.5)
         ax.set_ylabel(TITLES.get(v, LABELS.get(v, v)), fontsize=8)
         ax.set_title(TITLES.get(v, LABELS.get(v, v)), fontsize=9)
-        ax.set_xticks(x, rows, rotation=45 if len(rows) > 3 else 0,
-                      ha="right" if len(rows) > 3 else "center", fontsize=7)
+        if stacked and k < len(values) - 1:  # one column of panels: labels under the last
+            ax.set_xticks(x, [""] * len(rows))
+        else:
+            ax.set_xticks(x, rows, rotation=45 if len(rows) > 3 else 0,
+                          ha="right" if len(rows) > 3 else "center", fontsize=7)
         ax.set_xlim(-0.6, len(rows) - 0.4)
-        ax.grid(axis="y", alpha=0.3)
+        ax.grid(axis="both", alpha=0.3)
     over = f"{cfg.report.agg} over seeds" + (", per seed the best " +
                                              ", ".join(cfg.report.select)
                                              if cfg.report.select else "")
-    fig.suptitle(_wrap(f"{cfg.name}: the report's values ({over}); open markers: the "
-                       "paper's", 110), fontsize=10)
+    paper = "; open markers: the paper's" if cfg.report.reference else ""
+    fig.suptitle(_wrap(f"{cfg.name}: the report's values ({over}){paper}", 110), fontsize=10)
     _legend(fig, axes)
     return fig
 
@@ -470,7 +499,9 @@ def plot(cfg: ExperimentConfig, out: str | Path | None = None,
     """Draw ``kinds`` (default ``[report] plots``, else every kind) from the store into ``out``
     (default ``<store>_plots/``); returns the files written (PNG and SVG). A kind without
     data for its chart (one series, one value per box, no open gap, ...) is skipped."""
-    kinds = tuple(kinds or cfg.report.plots or KINDS)
+    if kinds is None:
+        kinds = KINDS if cfg.report.plots is None else cfg.report.plots
+    kinds = tuple(kinds)
     bad = [k for k in kinds if k not in _DRAW]
     if bad:
         raise ValueError(f"--kinds {','.join(bad)}: choose from {', '.join(KINDS)}")
