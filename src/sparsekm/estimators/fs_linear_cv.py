@@ -160,10 +160,10 @@ class CardinalityLinearSVCCV(BinaryClassifierMixin, ClassifierMixin, SelectorMix
 
     def decision_function(self, X: Any) -> np.ndarray:
         """w'x + b of the refit model (positive means classes_[1])."""
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_[0] + self.intercept_[0]
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.decision_function(
+            validate_data(self, X, reset=False, dtype=np.float64))
 
     def _get_support_mask(self) -> np.ndarray:
-        check_is_fitted(self, "coef_")
-        return np.abs(self.coef_[0]) > 0
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.get_support()
