@@ -39,6 +39,18 @@ TestSizeOpt = Annotated[float, typer.Option(
     "--test-size", help="Stratified seeded test fraction (0: train on all rows).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object to stdout.")]
 COpt = Annotated[float, typer.Option("--C", help="Misclassification penalty C > 0.")]
+# added to every solve/relax command by :func:`shared_options`
+OptionOpt = Annotated[list[str] | None, typer.Option(
+    "--option", "-o", help="NAME=VALUE: any keyword option of the chosen method or relaxation "
+    "(repeatable; `sparsekm methods PROBLEM --json` lists them). Typed from its signature.")]
+MissingOpt = Annotated[str | None, typer.Option(
+    "--missing", help="Missing values in the data: error|drop|zero (default: error for a CSV "
+    "file, drop for a bundled dataset).")]
+PositiveClassOpt = Annotated[str | None, typer.Option(
+    "--positive-class", help="CSV label mapped to +1 (needed with more than two classes: "
+    "one-vs-rest).")]
+DropColumnsOpt = Annotated[str | None, typer.Option(
+    "--drop-columns", help="Comma-separated CSV columns to ignore (ids, text).")]
 
 SCALES = ("none", "standard", "minmax01", "minmax11")
 DEFAULT_DATA = "breast_cancer_diagnostic"
@@ -46,6 +58,18 @@ DEFAULT_DATA = "breast_cancer_diagnostic"
 
 class CLIError(Exception):
     """A user mistake reported without a traceback."""
+
+
+def quiet_third_party_warnings() -> None:
+    """Silence third-party warnings that say nothing about the user's run: Xpress's
+    DeprecationWarning raised inside Pyomo's plugin on every Pyomo-backed command, and the
+    RuntimeWarnings of CVXPY's internal arithmetic (a run's status and message say how it
+    ended). Called by the CLI and by each bench run; library users keep their own filters."""
+    import warnings
+
+    # xpress.DeprecationWarning is Xpress's own class (not the builtin): match the text
+    warnings.filterwarnings("ignore", message=r"Deprecated in Xpress")
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"cvxpy(\.|$)")
 
 
 @dataclass(frozen=True)
@@ -60,6 +84,9 @@ class RunOptions:
     solver: str | None = None
     time_limit: float | None = None
     test_size: float = 0.0
+    missing: str | None = None
+    positive_class: str | None = None
+    drop_columns: str | None = None
 
     def params(self) -> dict[str, Any]:
         """The options that shape a run (reported under ``params``)."""
@@ -76,16 +103,26 @@ class Split:
     test: Any | None
 
 
-def load_cli_data(data: str, label: str = "label", rows: int | None = None) -> Any:
+def load_cli_data(data: str, label: str = "label", rows: int | None = None, *,
+                  missing: str | None = None, positive_class: str | None = None,
+                  drop_columns: str | None = None) -> Any:
     """Load a bundled dataset by name, or a CSV path; keep the first ``rows`` rows."""
     from sparsekm.data import load_csv, load_dataset
 
     if Path(data).suffix in (".csv", ".gz") or Path(data).is_file():
         if not Path(data).is_file():
             raise CLIError(f"--data {data}: no such file")
-        ds = load_csv(data, label=label)
+        drop = [c.strip() for c in (drop_columns or "").split(",") if c.strip()]
+        ds = load_csv(data, label=label, positive_class=positive_class,
+                      missing=missing or "error", drop_columns=drop)
     else:
-        ds = load_dataset(data)  # an unknown name raises DataError listing the names
+        for flag, given in (("--label", None if label == "label" else label),
+                            ("--positive-class", positive_class),
+                            ("--drop-columns", drop_columns)):
+            if given is not None:
+                raise CLIError(f"{flag} {given}: a bundled dataset has its own label column "
+                               f"and classes; {flag} applies to a CSV file (--data FILE.csv)")
+        ds = load_dataset(data, missing=missing or "drop")  # unknown name: DataError lists them
     if rows is not None:
         if rows < 2:
             raise CLIError(f"--rows {rows}: need at least 2 rows")
@@ -111,7 +148,10 @@ def prepare(opts: RunOptions) -> Split:
     """Load, split (``test_size`` > 0: stratified, seeded) and scale on the training rows."""
     from sparsekm.data import train_test_split
 
-    ds = load_cli_data(opts.data, opts.label, opts.rows)
+    ds = load_cli_data(opts.data, opts.label, opts.rows, missing=opts.missing,
+                       positive_class=opts.positive_class, drop_columns=opts.drop_columns)
+    if _VALIDATING.get():
+        ds = _small_stratified(ds)
     if not 0.0 <= opts.test_size < 1.0:
         raise CLIError(f"--test-size {opts.test_size}: use a fraction in [0, 1)")
     if opts.test_size > 0:
@@ -129,16 +169,70 @@ def accuracy(decision: np.ndarray, y: np.ndarray) -> float:
 # --- runners -----------------------------------------------------------------------------------
 Runner = Callable[..., dict[str, Any]]
 _RUNNERS: dict[tuple[str, str], Runner] = {}
+_CHECKS: set[tuple[str, str]] = set()
 
 
-def runner(action: str, problem: str) -> Callable[[Runner], Runner]:
-    """Register ``run(opts: RunOptions, **params) -> payload`` for ``sparsekm ACTION PROBLEM``."""
+def runner(action: str, problem: str, *, checks: bool = False) -> Callable[[Runner], Runner]:
+    """Register ``run(opts: RunOptions, **params) -> payload`` for ``sparsekm ACTION PROBLEM``.
+
+    ``checks=True``: the runner calls :func:`ready` once its inputs are validated (data loaded,
+    problem built, options bound) and before the solve, so :func:`check_run` can validate a
+    grid point before the first run of ``sparsekm bench``.
+    """
 
     def deco(fn: Runner) -> Runner:
         _RUNNERS[(action, problem)] = fn
+        if checks:
+            _CHECKS.add((action, problem))
         return fn
 
     return deco
+
+
+def runner_key(fn: Runner) -> tuple[str, str] | None:
+    """``(action, problem)`` of a registered runner."""
+    return next((k for k, f in _RUNNERS.items() if f is fn), None)
+
+
+# --- checking a run before it runs -------------------------------------------------------------
+_VALIDATING: ContextVar[bool] = ContextVar("sparsekm_validating", default=False)
+CHECK_ROWS_PER_CLASS = 15
+
+
+class _Ready(Exception):
+    """Raised by :func:`ready` while :func:`check_run` validates: inputs are valid."""
+
+
+def ready() -> None:
+    """Called by a runner once its inputs are validated, just before it solves: under
+    :func:`check_run` this ends the (dry) run there."""
+    if _VALIDATING.get():
+        raise _Ready
+
+
+def _small_stratified(ds: Any) -> Any:
+    """The first CHECK_ROWS_PER_CLASS rows of each class (what a dry run validates on)."""
+    keep = np.concatenate([np.flatnonzero(ds.y == c)[:CHECK_ROWS_PER_CLASS]
+                           for c in (-1.0, 1.0)])
+    return ds.subset_rows(np.sort(keep)) if keep.size < ds.m else ds
+
+
+def check_run(action: str, problem: str, opts: dict[str, Any], params: dict[str, Any]) -> None:
+    """Validate ``sparsekm ACTION PROBLEM`` with these runner arguments without solving: the
+    runner loads the data (a small stratified subset), builds its problem and options and
+    stops at :func:`ready`. A user mistake raises (CLIError, DataError, ValueError, ...);
+    runners registered without ``checks`` are not run."""
+    if (action, problem) not in _CHECKS:
+        return
+    fn = get_runner(action, problem)
+    token = _VALIDATING.set(True)
+    try:
+        with stdout_to_stderr():
+            fn(RunOptions(**opts), **params)
+    except _Ready:
+        return
+    finally:
+        _VALIDATING.reset(token)
 
 
 def get_runner(action: str, problem: str) -> Runner:
@@ -270,6 +364,107 @@ def stdout_to_stderr(active: bool = True) -> Iterator[None]:
         os.close(saved)
 
 
+# --- options every solve/relax command shares -------------------------------------------------
+@dataclass(frozen=True)
+class Shared:
+    """The options :func:`shared_options` adds to a command (raw, as typed)."""
+
+    option: tuple[str, ...] = ()
+    missing: str | None = None
+    positive_class: str | None = None
+    drop_columns: str | None = None
+
+
+_SHARED: ContextVar[Shared | None] = ContextVar("sparsekm_shared", default=None)
+_SHARED_PARAMS = {"option": OptionOpt, "missing": MissingOpt, "positive_class": PositiveClassOpt,
+                  "drop_columns": DropColumnsOpt}
+
+
+def shared_options(fn: Callable[..., None]) -> Callable[..., None]:
+    """Add ``--option/-o NAME=VALUE``, ``--missing``, ``--positive-class`` and
+    ``--drop-columns`` to a solve/relax command: its body is unchanged, and
+    :func:`run_command` receives them (so a new command gets them from this one line)."""
+    import functools
+    import inspect
+
+    sig = inspect.signature(fn, eval_str=True)  # typer reads the resolved annotations
+    extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                               annotation=ann) for name, ann in _SHARED_PARAMS.items()]
+    params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in sig.parameters.values()]
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        raw = {name: kwargs.pop(name, None) for name in _SHARED_PARAMS}
+        token = _SHARED.set(Shared(tuple(raw["option"] or ()), raw["missing"],
+                                   raw["positive_class"], raw["drop_columns"]))
+        try:
+            fn(*args, **kwargs)
+        finally:
+            _SHARED.reset(token)
+
+    wrapper.__signature__ = sig.replace(parameters=params + extra)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in params + extra}
+    return wrapper
+
+
+SOLVER_PARAMS = ("relax_solver", "misocp_solver", "qp_solver")
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def resolve_call(fn: Runner, opts: RunOptions, option: tuple[str, ...],
+                 params: dict[str, Any]) -> dict[str, Any]:
+    """The runner's params with ``--option`` values parsed against the chosen registered
+    method (solve) or relaxation (relax) into ``params["options"]``; every solver name
+    checked. Raises CLIError naming the flag and the fix."""
+    from sparsekm import registry
+    from sparsekm.options import parse_options
+    from sparsekm.solvers import SolverError, check_solver
+
+    for name, value in [("solver", opts.solver)] + [(k, params.get(k)) for k in SOLVER_PARAMS]:
+        if value is not None:
+            try:
+                check_solver(value)
+            except SolverError as exc:
+                raise CLIError(f"{_flag(name)} {value}: {exc}") from None
+    key = runner_key(fn)
+    kind = "relaxation" if key is not None and key[0] == "relax" else "method"
+    chosen = params.get(kind)
+    if kind == "relaxation" and chosen is not None and registry.names(key[1], kind):
+        check_capable(registry.get(key[1], kind, chosen), opts.solver)
+    if not option:
+        return params
+    if key is None or chosen is None or not registry.names(key[1], kind):
+        cmd = f"`sparsekm {key[0]} {key[1]}`" if key else "this command"
+        raise CLIError(f"--option: {cmd} has no registered {kind} to take options")
+    entry = registry.get(key[1], kind, chosen)
+    return {**params, "options": parse_options(entry, option)}
+
+
+def check_capable(entry: Any, solver: str | None) -> None:
+    """CLIError when ``--solver`` cannot solve ``entry``'s problem class (a relaxation's
+    model), naming the usable solvers that can."""
+    from sparsekm.solvers import ProblemClass, canonical_name, usable_solvers
+
+    if solver is None or entry.problem_class not in ProblemClass.__members__:
+        return
+    able = usable_solvers(ProblemClass(entry.problem_class))
+    if canonical_name(solver) not in able:
+        raise CLIError(f"--solver {solver}: {entry.kind} {entry.name} of {entry.problem} is "
+                       f"a {entry.problem_class} model; solvers that can take it: "
+                       f"{', '.join(able) or 'none installed'}")
+
+
+def method_options(entry: Any, given: dict[str, Any], options: dict[str, Any] | None
+                   ) -> dict[str, Any]:
+    """Flat options for ``entry.run``: the runner's own flag values that ``entry`` declares,
+    then the ``--option`` values (which win)."""
+    own = entry.options
+    return {**{k: v for k, v in given.items() if k in own}, **(options or {})}
+
+
 _CAPTURE: ContextVar[list[tuple[Runner, RunOptions, dict[str, Any]]] | None] = \
     ContextVar("sparsekm_capture", default=None)
 
@@ -291,11 +486,17 @@ def run_command(fn: Runner, opts: RunOptions, json_out: bool, **params: Any) -> 
     """Run a runner for the CLI: user errors as one line (exit 2), stdout kept clean for JSON,
     the payload printed, a failed solve reported on stderr (exit 1). Under
     :func:`capture_runner_calls` the call is recorded instead."""
+    from dataclasses import replace
+
+    shared = _SHARED.get() or Shared()
+    opts = replace(opts, missing=shared.missing, positive_class=shared.positive_class,
+                   drop_columns=shared.drop_columns)
     calls = _CAPTURE.get()
-    if calls is not None:
-        calls.append((fn, opts, params))
+    if calls is not None:  # bench: the command's own checks raise here, before any run
+        calls.append((fn, opts, resolve_call(fn, opts, shared.option, params)))
         return
     with cli_errors():
+        params = resolve_call(fn, opts, shared.option, params)
         with stdout_to_stderr(json_out):
             payload = fn(opts, **params)
         emit(payload, json_out)

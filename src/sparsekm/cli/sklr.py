@@ -28,10 +28,13 @@ from .common import (
     SolverOpt,
     TestSizeOpt,
     TimeLimitOpt,
+    method_options,
     payload_from,
     prepare,
+    ready,
     run_command,
     runner,
+    shared_options,
     solve_app,
 )
 
@@ -49,22 +52,31 @@ def metrics(f: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return acc, float(-log_expit(y * f).mean())
 
 
-def solve_sklr(train: Any, method: str, plan: Any, **params: Any) -> tuple[Any, Any]:
-    """(problem, Result) of ``method`` on a training Dataset; ``params`` as in DEFAULTS."""
+def sklr_problem(train: Any, **params: Any) -> Any:
+    """The validated SKLRProblem of a training Dataset; ``params`` as in DEFAULTS."""
     from sparsekm.kernels import KernelSpec
     from sparsekm.models.sklr.problem import SKLRProblem
 
     p = {**DEFAULTS, **params}
     spec = KernelSpec(p["kernel"], gamma=p["gamma"], degree=p["degree"], coef0=p["coef0"])
     lam = p["C"] / 10.0 if p["lam"] is None else p["lam"]
-    problem = SKLRProblem(train.X, train.y, kernel=spec, C=p["C"], lam=lam)
+    return SKLRProblem(train.X, train.y, kernel=spec, C=p["C"], lam=lam)
+
+
+def solve_sklr(train: Any, method: str, plan: Any, options: dict[str, Any] | None = None,
+               **params: Any) -> tuple[Any, Any]:
+    """(problem, Result) of ``method`` on a training Dataset; ``params`` as in DEFAULTS,
+    ``options`` the method's own keyword options (``--option``)."""
+    problem = sklr_problem(train, **params)
     entry = registry.get("sklr", "method", method)
-    opts = {k: p[k] for k in ("tol", "max_iter") if k in entry.options}
-    return problem, entry(problem, plan, **opts)
+    kwargs = method_options(entry, {**DEFAULTS, **params}, options)
+    ready()
+    return problem, entry.run(problem, plan, **kwargs)
 
 
-@runner("solve", "sklr")
-def run(opts: RunOptions, *, method: str = "smo2", **params: Any) -> dict[str, Any]:
+@runner("solve", "sklr", checks=True)
+def run(opts: RunOptions, *, method: str = "smo2", options: dict[str, Any] | None = None,
+        **params: Any) -> dict[str, Any]:
     """Paper C's sparse KLR on ``opts.data``; the JSON payload of ``sparsekm solve sklr``."""
     from sparsekm.solvers import SolverPlan
 
@@ -73,8 +85,8 @@ def run(opts: RunOptions, *, method: str = "smo2", **params: Any) -> dict[str, A
         raise ValueError(f"unknown sklr parameters {sorted(unknown)}; known: {sorted(DEFAULTS)}")
     split = prepare(opts)
     plan = SolverPlan(solver=opts.solver, time_limit=opts.time_limit)
-    problem, res = solve_sklr(split.train, method, plan, **params)
-    p = {**DEFAULTS, **params, "lam": problem.lam}
+    problem, res = solve_sklr(split.train, method, plan, options, **params)
+    p = {**DEFAULTS, **params, **(options or {}), "lam": problem.lam}
     extra: dict[str, Any] = {"termination": res.termination.value}
     if res.has_solution:
         coef, b = res.values["dual_coef"], float(res.values["b"])
@@ -94,6 +106,7 @@ def run(opts: RunOptions, *, method: str = "smo2", **params: Any) -> dict[str, A
 
 
 @solve_app.command("sklr")
+@shared_options
 def solve_sklr_cmd(
     data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "minmax01",
     rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,
