@@ -9,8 +9,6 @@ problem's parameters into the JSON payload. The typer command is a thin wrapper 
 from __future__ import annotations
 
 import contextlib
-import json
-import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -21,6 +19,13 @@ from typing import Annotated, Any
 
 import numpy as np
 import typer
+
+from .payload import FIXED_KEYS as FIXED_KEYS  # re-exported: problem modules use c.NAME
+from .payload import emit as emit
+from .payload import payload_from as payload_from
+from .payload import result_payload as result_payload
+from .shared import SHARED, Shared
+from .shared import shared_options as shared_options
 
 solve_app = typer.Typer(help="Solve a problem (exact model or algorithm).", no_args_is_help=True)
 relax_app = typer.Typer(help="Compute a relaxation bound.", no_args_is_help=True)
@@ -39,19 +44,6 @@ TestSizeOpt = Annotated[float, typer.Option(
     "--test-size", help="Stratified seeded test fraction (0: train on all rows).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object to stdout.")]
 COpt = Annotated[float, typer.Option("--C", help="Misclassification penalty C > 0.")]
-# added to every solve/relax command by :func:`shared_options`
-OptionOpt = Annotated[list[str] | None, typer.Option(
-    "--option", "-o", help="NAME=VALUE: any keyword option of the chosen method or relaxation "
-    "(repeatable; `sparsekm methods PROBLEM --json` lists them). Typed from its signature.")]
-MissingOpt = Annotated[str | None, typer.Option(
-    "--missing", help="Missing values in the data: error|drop|zero (default: error for a CSV "
-    "file, drop for a bundled dataset).")]
-PositiveClassOpt = Annotated[str | None, typer.Option(
-    "--positive-class", help="CSV label mapped to +1 (needed with more than two classes: "
-    "one-vs-rest).")]
-DropColumnsOpt = Annotated[str | None, typer.Option(
-    "--drop-columns", help="Comma-separated CSV columns to ignore (ids, text).")]
-
 SCALES = ("none", "standard", "minmax01", "minmax11")
 DEFAULT_DATA = "breast_cancer_diagnostic"
 
@@ -237,97 +229,14 @@ def check_run(action: str, problem: str, opts: dict[str, Any], params: dict[str,
 
 def get_runner(action: str, problem: str) -> Runner:
     """The runner of ``sparsekm ACTION PROBLEM`` (imports every CLI module first)."""
-    import sparsekm.cli.app  # noqa: F401 - registers the runners
+    from .discovery import command_modules
 
+    command_modules()  # each problem module registers its runners
     try:
         return _RUNNERS[(action, problem)]
     except KeyError:
         known = ", ".join(f"{a} {p}" for a, p in sorted(_RUNNERS))
         raise CLIError(f"no command `sparsekm {action} {problem}`; known: {known}") from None
-
-
-# --- output ----------------------------------------------------------------------------------
-def _clean(x: Any) -> Any:
-    """Make numpy scalars/arrays and non-finite floats JSON-safe."""
-    if isinstance(x, dict):
-        return {str(k): _clean(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_clean(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return _clean(x.tolist())
-    if isinstance(x, np.generic):
-        x = x.item()
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if hasattr(x, "value") and x.__class__.__module__.startswith("sparsekm"):
-        return x.value  # enums
-    if x is None or isinstance(x, str | int | float | bool):
-        return x
-    return str(x)  # anything else a method put in its extras: readable, never a crash
-
-
-def result_payload(*, problem: str, method: str, ds: Any, params: dict,
-                   **fields: Any) -> dict[str, Any]:
-    """The CLI's JSON contract: the fixed keys first, problem-specific extras after.
-
-    ``fields`` holds the outcome (``solver, status, objective, lower_bound, gap, selected,
-    time_s``; a missing one is null) and any extras.
-    """
-    sel = fields.pop("selected", None)
-    sel = None if sel is None else sorted(int(j) for j in sel)
-    payload = {
-        "problem": problem, "method": method, "solver": fields.pop("solver", None),
-        "data": ds.name, "m": int(ds.m), "n": int(ds.n), "params": params,
-        "status": str(fields.pop("status", "error")), "objective": fields.pop("objective", None),
-        "lower_bound": fields.pop("lower_bound", None), "gap": fields.pop("gap", None),
-        "selected": sel,
-        "selected_names": None if sel is None else [ds.feature_names[j] for j in sel],
-        "time_s": round(float(fields.pop("time_s", 0.0)), 6),
-    }
-    payload.update(fields)
-    return _clean(payload)
-
-
-FIXED_KEYS = ("problem", "method", "solver", "data", "m", "n", "params", "status", "objective",
-              "lower_bound", "gap", "selected", "selected_names", "time_s")
-
-
-def payload_from(res: Any, *, problem: str, method: str, ds: Any, params: dict,
-                 **extra: Any) -> dict[str, Any]:
-    """:func:`result_payload` filled from a :class:`~sparsekm.solvers.Result`: the fixed keys,
-    ``termination``, the runner's ``extra`` and then every key of ``res.extra`` (no hand-written
-    list: a new method's extras reach the JSON), a runner's key winning over the method's."""
-    extra.setdefault("termination", res.termination.value)
-    if res.message and res.status.value in ("error", "bound_only"):
-        extra.setdefault("message", res.message)
-    for key, val in res.extra.items():
-        if key not in FIXED_KEYS:
-            extra.setdefault(key, val)
-    return result_payload(
-        problem=problem, method=method, solver=res.solver or None, ds=ds, params=params,
-        status=res.status.value, objective=res.objective, lower_bound=res.bound, gap=res.gap,
-        selected=res.selected, time_s=res.time_s, **extra)
-
-
-def emit(payload: dict[str, Any], as_json: bool) -> None:
-    """Print the payload as one JSON object, or as an aligned key: value report.
-
-    A payload with status ``error`` also goes to stderr with its message and exits 1.
-    """
-    if as_json:
-        typer.echo(json.dumps(payload))
-    else:
-        width = max(len(k) for k in payload)
-        for key, val in payload.items():
-            if isinstance(val, float):
-                val = f"{val:.10g}"
-            elif isinstance(val, list) and len(val) > 12:
-                val = f"{val[:12]} ... ({len(val)} items)"
-            typer.echo(f"{key:<{width}}  {val}")
-    if payload.get("status") == "error":
-        typer.echo(f"error: the solve failed: {payload.get('message') or 'no message'}",
-                   err=True)
-        raise typer.Exit(code=1)
 
 
 @contextlib.contextmanager
@@ -362,49 +271,6 @@ def stdout_to_stderr(active: bool = True) -> Iterator[None]:
         sys.stderr.flush()
         os.dup2(saved, 1)
         os.close(saved)
-
-
-# --- options every solve/relax command shares -------------------------------------------------
-@dataclass(frozen=True)
-class Shared:
-    """The options :func:`shared_options` adds to a command (raw, as typed)."""
-
-    option: tuple[str, ...] = ()
-    missing: str | None = None
-    positive_class: str | None = None
-    drop_columns: str | None = None
-
-
-_SHARED: ContextVar[Shared | None] = ContextVar("sparsekm_shared", default=None)
-_SHARED_PARAMS = {"option": OptionOpt, "missing": MissingOpt, "positive_class": PositiveClassOpt,
-                  "drop_columns": DropColumnsOpt}
-
-
-def shared_options(fn: Callable[..., None]) -> Callable[..., None]:
-    """Add ``--option/-o NAME=VALUE``, ``--missing``, ``--positive-class`` and
-    ``--drop-columns`` to a solve/relax command: its body is unchanged, and
-    :func:`run_command` receives them (so a new command gets them from this one line)."""
-    import functools
-    import inspect
-
-    sig = inspect.signature(fn, eval_str=True)  # typer reads the resolved annotations
-    extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                               annotation=ann) for name, ann in _SHARED_PARAMS.items()]
-    params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in sig.parameters.values()]
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> None:
-        raw = {name: kwargs.pop(name, None) for name in _SHARED_PARAMS}
-        token = _SHARED.set(Shared(tuple(raw["option"] or ()), raw["missing"],
-                                   raw["positive_class"], raw["drop_columns"]))
-        try:
-            fn(*args, **kwargs)
-        finally:
-            _SHARED.reset(token)
-
-    wrapper.__signature__ = sig.replace(parameters=params + extra)  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {p.name: p.annotation for p in params + extra}
-    return wrapper
 
 
 SOLVER_PARAMS = ("relax_solver", "misocp_solver", "qp_solver")
@@ -488,7 +354,7 @@ def run_command(fn: Runner, opts: RunOptions, json_out: bool, **params: Any) -> 
     :func:`capture_runner_calls` the call is recorded instead."""
     from dataclasses import replace
 
-    shared = _SHARED.get() or Shared()
+    shared = SHARED.get() or Shared()
     opts = replace(opts, missing=shared.missing, positive_class=shared.positive_class,
                    drop_columns=shared.drop_columns)
     calls = _CAPTURE.get()
