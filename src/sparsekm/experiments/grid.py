@@ -22,6 +22,9 @@ from .config import ConfigError, ExperimentConfig, check_runners, method_option
 __all__ = ["RunSpec", "check_specs", "expand", "file_sha256", "run_key"]
 
 
+LATE_OPTS = ("missing", "positive_class", "drop_columns")
+
+
 def _version() -> str:
     from sparsekm import __version__
 
@@ -63,8 +66,10 @@ class RunSpec:
 
 def run_key(action: str, problem: str, opts: dict[str, Any], params: dict[str, Any],
             data_sha256: str | None, version: str) -> str:
-    """The store key: SHA-256 (first 32 hex digits) of the canonical JSON of the run."""
+    """The store key: SHA-256 (first 32 hex digits) of the canonical JSON of the run. The CSV
+    options added later (``LATE_OPTS``) count only when set, so stored runs keep their keys."""
     data = opts["data"] if data_sha256 is None else f"{Path(opts['data']).name}@{data_sha256}"
+    opts = {k: v for k, v in opts.items() if not (k in LATE_OPTS and v is None)}
     blob = {"action": action, "problem": problem, "opts": {**opts, "data": data},
             "params": params, "version": version}
     text = json.dumps(blob, sort_keys=True, separators=(",", ":"), default=str)
