@@ -13,21 +13,11 @@ import time
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
+from cli_checks import refused, runner
 
 from sparsekm.cli.app import app
 
-runner = CliRunner()
 CLI = [sys.executable, "-c", "from sparsekm.cli.app import main; main()"]
-
-
-def refused(*args: str) -> str:
-    """exit 2, empty stdout, one line on stderr without a traceback; returns that line."""
-    res = runner.invoke(app, list(args))
-    assert res.exit_code == 2, res.output
-    assert res.stdout == "" and "Traceback" not in res.stderr
-    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
-    return res.stderr
 
 
 def run_cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:

@@ -4,34 +4,16 @@ relax command, typed from the registered function's signature; the same names in
 
 from __future__ import annotations
 
-import json
 import textwrap
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
+from cli_checks import refused, run_json
 
 from sparsekm import registry
-from sparsekm.cli.app import app
 from sparsekm.options import OptionError, parse_options, validate_options
 
-runner = CliRunner()
 BNB = ["solve", "fs-linear", "--data", "wholesale", "--B", "2", "--method", "bnb"]
-
-
-def run_json(*args: str) -> dict:
-    res = runner.invoke(app, [*args, "--json"])
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)
-
-
-def refused(*args: str) -> str:
-    """A user mistake: exit 2, empty stdout, one line on stderr, no traceback."""
-    res = runner.invoke(app, list(args))
-    assert res.exit_code == 2, res.output
-    assert res.stdout == "" and "Traceback" not in res.stderr
-    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
-    return res.stderr
 
 
 def test_gap_tol_reaches_bnb() -> None:
