@@ -66,6 +66,8 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     plan = _plan(opts, params)
     entry = registry.get(PROBLEM, "method", method)
     kwargs = c.method_options(entry, _method_options(entry.name, params), options)
+    if "seed" in entry.options and "seed" not in kwargs:
+        kwargs["seed"] = opts.seed       # the CLI's --seed, unless --option seed= says
     c.ready()
     res = solve_fs_linear(problem, entry.name, plan, **kwargs)
     w, b = res.values["w"], float(res.values["b"])
@@ -76,9 +78,18 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
         extra["test_accuracy"] = c.accuracy(split.test.X @ w + b, split.test.y)
     if "M" in res.extra:
         extra["M_used"] = res.extra["M"]
-    run_params = {"B": B_given, "C": problem.C, **params, **(options or {}), **opts.params()}
-    return c.payload_from(res, problem=PROBLEM, method=entry.name, ds=split.ds, params=run_params,
+    return c.payload_from(res, problem=PROBLEM, method=entry.name, ds=split.ds,
+                          params=_ran(B_given, problem.C, entry, {**params, **kwargs}, opts),
                           **extra)
+
+
+def _ran(B: int, C: float, entry: Any, given: dict[str, Any], opts: c.RunOptions
+         ) -> dict[str, Any]:
+    """The parameters of the run as it ran: B, C, the options the method took (``--option``
+    values over flags; a flag the method does not take is left out) and the run options
+    (``seed`` only when the method took none of its own)."""
+    took = {k: v for k, v in given.items() if k in entry.options}
+    return {"B": B, "C": C, **took, **{k: v for k, v in opts.params().items() if k not in took}}
 
 
 @c.runner("relax", PROBLEM, checks=True)

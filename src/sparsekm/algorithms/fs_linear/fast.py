@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -53,9 +54,11 @@ def _perturbed(problem: FSLinearProblem, best: Result, perturb: float,
 @single_blas
 def iterated_search(problem: FSLinearProblem, plan: SolverPlan | None = None,
                     start: Sequence[int] | None = None, options: SwapOptions | None = None,
-                    restarts: int = 20, perturb: float = 0.25, seed: int = 0) -> Result:
+                    restarts: int = 20, perturb: float = 0.25, seed: int = 0,
+                    polish: bool = True) -> Result:
     """The swap search from ``start`` (default: the top B of the full SVM), then ``restarts``
-    perturbed restarts (module docstring); the best support, its certified bound and counts."""
+    perturbed restarts, then (``polish``) the search from the best support with the primal
+    ranked 1-swaps added (module docstring); the best support, its bound and counts."""
     if restarts < 0:
         raise ValueError(f"restarts={restarts} must be >= 0")
     if not 0 < perturb <= 1:
@@ -75,6 +78,18 @@ def iterated_search(problem: FSLinearProblem, plan: SolverPlan | None = None,
         bound = max(bound if bound is not None else -math.inf, r.bound or -math.inf)
         if r.objective < best.objective:
             best = r
+    o = options or SwapOptions()
+    if polish and o.moves == "dual" and p.n > p.B:
+        for start_, moves in ((start, "primal"), (best.selected, "both")):
+            if plan.clock.expired():
+                break
+            # shared decisions; its own trajectories (a new move rule walks new ones)
+            r = swap_search(p, plan, start_, replace(o, moves=moves),
+                            SearchMemo(known=memo.known))
+            evals += r.extra["evaluations"]
+            bound = max(bound if bound is not None else -math.inf, r.bound or -math.inf)
+            if r.objective < best.objective:
+                best = r
     best.method = "fast"
     best.time_s = plan.clock.elapsed()
     best.termination = Termination.TIME_LIMIT if plan.clock.expired() else best.termination
@@ -96,19 +111,23 @@ def fast_incumbent(problem: FSLinearProblem, plan: SolverPlan,
           ref="iterated swap search on FS-SVM (2), certified screening, native SVM (1)")
 def fast(problem: FSLinearProblem, plan: SolverPlan, *, candidates: int = 40,
          splice: int = 5, restarts: int = 20, perturb: float = 0.25, seed: int = 0,
-         tol: float = 1e-9, max_evals: int = 100_000, svm: str = "auto") -> Result:
+         polish: bool = True, weakest: int = 3, tries: int = 20, tol: float = 1e-9,
+         max_evals: int = 100_000, svm: str = "auto") -> Result:
     """Native iterated swap search: top-B start from the full SVM, certified-screened 1-swaps
     and splicings, seeded perturbed restarts; each support by a native SVM (1) solve.
 
     ``candidates``: outside features (largest dual correlation |X_j'(alpha y)|) tried per
     1-swap step; ``splice``: largest exchange size; ``restarts``: perturbed restarts;
-    ``perturb``: fraction of B swapped at a restart; ``seed``: their random draws; ``tol``:
+    ``perturb``: fraction of B swapped at a restart; ``seed``: their random draws;
+    ``polish``: a last search from the best support that also tries the 1-swaps ranked by
+    their primal upper bound (:mod:`.swap_scores`): out among the ``weakest`` features by
+    backward sacrifice, in over every outside feature, the ``tries`` best decided; ``tol``:
     relative duality gap of each accepted support's SVM (1); ``max_evals``: SVM solves per
     swap search; ``svm``: ``"auto"`` (warm pair coordinate descent, then the interior-point
     method when undecided), ``"ipm"`` or ``"dcd"``. A heuristic (status ``feasible``); the
     lower bound is the perspective bound (dual of (13)) at the dual points met: certified.
     """
     opts = SwapOptions(candidates=candidates, splice=splice, tol=tol, max_evals=max_evals,
-                       svm=svm)
+                       svm=svm, weakest=weakest, tries=tries)
     return iterated_search(problem, plan, options=opts, restarts=restarts, perturb=perturb,
-                           seed=seed)
+                           seed=seed, polish=polish)

@@ -41,10 +41,13 @@ from sparsekm.relaxations.fs_linear import perspective_bound
 from sparsekm.solvers import Result, SolverPlan, Termination
 from sparsekm.solvers.linear_svm import METHODS, LinearSVMFit, decide_below, solve_linear_svm
 
+from .swap_scores import backward_sacrifices, removal_state, swap_values
+
 __all__ = ["SearchMemo", "SwapOptions", "checked_support", "full_svm_dual", "grow_support",
            "swap_search"]
 
 REL_IMPROVE = 1e-9   # a move must lower the objective by this much (relative) to be taken
+MOVES = ("dual", "both", "primal")   # 1-swaps ranked by dual bounds, then primal, or reversed
 FULL_IPM_MAX_COLUMNS = 400   # the full SVM by the IPM up to this many (virtual) columns
 
 
@@ -54,6 +57,9 @@ class SwapOptions:
 
     candidates: int = 40
     splice: int = 5
+    moves: str = "dual"
+    weakest: int = 3
+    tries: int = 20
     tol: float = 1e-9
     max_evals: int = 100_000
     svm: str = "auto"
@@ -68,6 +74,10 @@ class SwapOptions:
             raise ValueError(f"tol={self.tol} must be in (0, 0.01) (relative duality gap)")
         if self.max_evals < 1:
             raise ValueError(f"max_evals={self.max_evals} must be >= 1")
+        if self.moves not in MOVES:
+            raise ValueError(f"moves={self.moves!r}: use one of {', '.join(MOVES)}")
+        if self.weakest < 1 or self.tries < 1:
+            raise ValueError(f"weakest={self.weakest} and tries={self.tries} must be >= 1")
         if self.svm not in METHODS:
             raise ValueError(f"svm={self.svm!r}: use one of {', '.join(METHODS)}")
 
@@ -153,9 +163,10 @@ class _Search:
         return self.timed_out or self.evals >= self.o.max_evals
 
     def try_move(self, S: np.ndarray, fit: LinearSVMFit, out: Sequence[int],
-                 into: Sequence[int]) -> tuple[np.ndarray, LinearSVMFit] | None:
+                 into: Sequence[int], base: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, LinearSVMFit] | None:
         """Swap positions ``out`` of S for features ``into``; the new state if it improves."""
-        S2 = S.copy()
+        S2 = (S if base is None else base).copy()
         S2[list(out)] = list(into)
         key = tuple(sorted(S2.tolist()))
         cutoff = fit.primal - REL_IMPROVE * max(1.0, abs(fit.primal))
@@ -196,6 +207,43 @@ class _Search:
                 return got
         return None
 
+    def ranked_swap(self, S: np.ndarray, fit: LinearSVMFit,
+                    d: np.ndarray) -> tuple[np.ndarray, LinearSVMFit] | None:
+        """The best of the ``tries`` 1-swaps of smallest primal upper bound ub(i, j)
+        (:mod:`.swap_scores`): i among the ``weakest`` features of S by backward sacrifice,
+        j over every outside feature; a move whose certified dual bound is not below the
+        incumbent is left out (best improvement among those decided)."""
+        p = self.p
+        inside = np.zeros(p.n, bool)
+        inside[S] = True
+        outside = np.flatnonzero(~inside)
+        if outside.size == 0:
+            return None
+        XS = np.ascontiguousarray(self.Xt[S].T)
+        back = np.empty(S.size)
+        f = backward_sacrifices(XS, p.y, p.C, fit.w, back)
+        weak = np.argsort(back, kind="stable")[:min(self.o.weakest, S.size)]
+        ub = np.empty((weak.size, outside.size))
+        for k, i in enumerate(weak):
+            swap_values(self.Xt, p.y, p.C, removal_state(XS, p.y, fit.w, f, int(i)), outside,
+                        ub[k])
+            ub[k] += 0.5 * float(fit.w @ fit.w - fit.w[i] ** 2)
+        cutoff = fit.primal - REL_IMPROVE * max(1.0, abs(fit.primal))
+        lb = fit.dual + 0.5 * (d[S[weak]][:, None] ** 2 - d[outside][None, :] ** 2)
+        ub[lb >= cutoff] = np.inf
+        T = min(self.o.tries, ub.size)
+        flat = np.argpartition(ub, T - 1, axis=None)[:T]
+        flat = flat[np.argsort(ub.flat[flat], kind="stable")]
+        found = None
+        for fl in flat:
+            k, c = divmod(int(fl), outside.size)
+            if not np.isfinite(ub[k, c]) or self.stop():
+                break
+            got = self.try_move(S, fit if found is None else found[1], [int(weak[k])],
+                                [int(outside[c])], base=S)
+            found = got or found
+        return found
+
     def splice_move(self, S: np.ndarray, fit: LinearSVMFit,
                     d: np.ndarray) -> tuple[np.ndarray, LinearSVMFit] | None:
         """Splicing of size k = 2..splice: the k weakest of S for the k strongest outside."""
@@ -221,7 +269,12 @@ class _Search:
         self.memo.states.add(tuple(sorted(S.tolist())))
         while not (self.stop() or self.merged):
             d = self.correlations(fit.alpha)
-            got = self.one_swap(S, fit, d) or self.splice_move(S, fit, d)
+            if self.o.moves == "primal":
+                got = self.ranked_swap(S, fit, d) or self.one_swap(S, fit, d)
+            else:
+                got = self.one_swap(S, fit, d) or \
+                    (self.ranked_swap(S, fit, d) if self.o.moves == "both" else None)
+            got = got or self.splice_move(S, fit, d)
             if got is None:
                 break
             S, fit = got

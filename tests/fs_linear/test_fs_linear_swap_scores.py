@@ -1,0 +1,99 @@
+"""The primal move scores of paper D's swap search (``swap_scores``) against independent
+computations: a bounded scalar minimiser, the SVM (1) optimum of every swapped support, and
+the `fast` CLI reporting the parameters it ran with."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+from typer.testing import CliRunner
+
+from sparsekm.algorithms.fs_linear.swap_scores import (
+    backward_sacrifices,
+    line_minimum,
+    removal_state,
+    swap_values,
+)
+from sparsekm.solvers.linear_svm import solve_linear_svm
+
+
+def _hinge_line(a: np.ndarray, c: np.ndarray, C: float, t: float) -> float:
+    return 0.5 * t * t + C * float(np.maximum(a - t * c, 0.0).sum())
+
+
+def test_line_minimum_matches_a_scalar_minimiser_and_every_kink() -> None:
+    """The sweep's minimum of 1/2 t^2 + C sum max(0, a - t c) equals scipy's bounded Brent
+    minimiser (to 1e-9) and is below the value at every kink, including rows at a = 0 (the
+    intercept b* lies on a kink, so such rows always occur)."""
+    rng = np.random.default_rng(7)
+    for trial in range(300):
+        m = int(rng.integers(1, 40))
+        a = rng.normal(size=m)
+        c = rng.normal(size=m) * (rng.random(m) > 0.2)
+        if trial % 2:
+            a[rng.integers(m)] = 0.0
+        C = float(10 ** rng.uniform(-2, 2))
+        v, t = line_minimum(a, c, C, np.empty(m), np.empty(m, np.int64))
+        assert v == pytest.approx(_hinge_line(a, c, C, t), rel=1e-12, abs=1e-12)
+        span = 2.0 + C * float(np.abs(c).sum())          # |t*| <= C sum |c|
+        ref = minimize_scalar(lambda s: _hinge_line(a, c, C, s), bounds=(-span, span),
+                              method="bounded", options={"xatol": 1e-12})
+        assert v <= ref.fun + 1e-9 * max(1.0, abs(ref.fun))
+        kinks = a[c != 0] / c[c != 0]
+        for k in np.concatenate([kinks, [0.0]]):
+            assert v <= _hinge_line(a, c, C, float(k)) + 1e-12 * max(1.0, abs(v))
+
+
+def _instance(seed: int, m: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, n))
+    y = np.where(X[:, :3] @ np.array([1.0, -0.8, 0.5]) + rng.normal(size=m) >= 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_swap_scores_are_upper_bounds_on_every_swapped_support(C: float) -> None:
+    """ub(i, j) is the value of a feasible point on S - i + j, so it is never below that
+    support's SVM (1) optimum (all 5 x 15 swaps solved by the interior-point method); the
+    backward sacrifice likewise bounds the optimum on S - i."""
+    X, y = _instance(3, 50, 20)
+    S = np.array([0, 1, 2, 7, 11])
+    fit = solve_linear_svm(X[:, S], y, C, method="ipm", tol=1e-10)
+    XS = np.ascontiguousarray(X[:, S])
+    Xt = np.ascontiguousarray(X.T)
+    back = np.empty(S.size)
+    f = backward_sacrifices(XS, y, C, fit.w, back)
+    assert np.allclose(f, XS @ fit.w)
+    outside = np.setdiff1d(np.arange(X.shape[1]), S)
+    for i in range(S.size):
+        rest = np.delete(S, i)
+        assert back[i] >= solve_linear_svm(X[:, rest], y, C).primal * (1 - 1e-9)
+        a = removal_state(XS, y, fit.w, f, i)
+        ub = np.empty(outside.size)
+        swap_values(Xt, y, C, a, outside, ub)
+        ub += 0.5 * float(fit.w @ fit.w - fit.w[i] ** 2)
+        assert ub.min() >= 0.0
+        for j, u in zip(outside, ub):
+            opt = solve_linear_svm(X[:, np.append(rest, j)], y, C).primal
+            assert u >= opt * (1 - 1e-8) - 1e-10
+
+
+def test_cli_params_show_the_seed_that_ran() -> None:
+    """`--option seed=2` and `--seed 2` run the same search and both report seed 2; a flag
+    `fast` does not take (Kernel Search's --rho) is not reported as a parameter of the run."""
+    from sparsekm.cli.app import app
+
+    runner = CliRunner()
+    base = ["solve", "fs-linear", "--data", "sonar", "--B", "4", "--method", "fast",
+            "--json"]
+    by_option = json.loads(runner.invoke(app, [*base, "--option", "seed=2",
+                                               "--option", "restarts=3"]).stdout)
+    by_flag = json.loads(runner.invoke(app, [*base, "--seed", "2", "--option",
+                                             "restarts=3"]).stdout)
+    assert by_option["params"]["seed"] == 2 and by_flag["params"]["seed"] == 2
+    assert by_option["params"]["restarts"] == 3 and "rho" not in by_option["params"]
+    assert by_option["objective"] == by_flag["objective"]
+    assert by_option["selected"] == by_flag["selected"]
