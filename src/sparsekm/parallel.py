@@ -50,10 +50,11 @@ class Executor:
         return self.client
 
     @contextmanager
-    def session(self) -> Iterator[Any]:
+    def session(self, warm: Callable[[], Any] | None = None) -> Iterator[Any]:
         """A persistent :class:`~sparsekm.worker_pool.WorkerPool` for a run: this process
-        (``workers=1``), ``workers`` local processes started once, or the Dask client's
-        workers. Nested sessions reuse the open pool (a heuristic's sub-search shares it)."""
+        (``workers=1``), ``workers`` local processes started once (each first runs
+        ``warm()``), or the Dask client's workers. Nested sessions reuse the open pool (a
+        heuristic's sub-search shares it)."""
         from sparsekm.worker_pool import DaskPool, LocalPool, SerialPool
 
         if self._pool is not None:
@@ -65,7 +66,7 @@ class Executor:
         if self.client is not None:
             pool: Any = DaskPool(self._dask_client())
         elif self.workers > 1:
-            pool = LocalPool(self.workers)
+            pool = LocalPool(self.workers, warm)
         else:
             pool = SerialPool()
         self._pool = pool

@@ -115,8 +115,9 @@ def _die_with_parent() -> None:
         pass
 
 
-def _serve(conn: Any, parent: int) -> None:
-    """A worker process: run ``(fn, args)`` messages until ``None`` or the parent is gone."""
+def _serve(conn: Any, parent: int, warm: Callable[[], Any] | None = None) -> None:
+    """A worker process: ``warm()`` (load compiled code while the driver works), then run
+    ``(fn, args)`` messages until ``None`` or the parent is gone."""
     _die_with_parent()
     if os.getppid() != parent:
         return
@@ -126,6 +127,11 @@ def _serve(conn: Any, parent: int) -> None:
         threadpool_limits(limits=1)
     except ImportError:    # pragma: no cover - threadpoolctl comes with scikit-learn
         pass
+    if warm is not None:
+        try:
+            warm()
+        except Exception:    # noqa: BLE001 - only a speed-up; the task will say what fails
+            pass
     while True:
         try:
             msg = conn.recv()
@@ -145,11 +151,12 @@ def _serve(conn: Any, parent: int) -> None:
 
 
 class LocalPool(WorkerPool):
-    """``n`` persistent local processes (spawned once, one pipe each)."""
+    """``n`` persistent local processes (spawned once, one pipe each); each runs ``warm()``
+    first, e.g. to load numba-compiled code while the caller is busy."""
 
     kind = "processes"
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, warm: Callable[[], Any] | None = None) -> None:
         import multiprocessing as mp
 
         ctx = mp.get_context("spawn")
@@ -160,7 +167,7 @@ class LocalPool(WorkerPool):
         with single_thread_env():
             for _ in range(self.size):
                 ours, theirs = ctx.Pipe(duplex=True)
-                p = ctx.Process(target=_serve, args=(theirs, os.getpid()), daemon=True,
+                p = ctx.Process(target=_serve, args=(theirs, os.getpid(), warm), daemon=True,
                                 name="sparsekm-worker")
                 p.start()
                 theirs.close()

@@ -88,6 +88,16 @@ def _node(F1: tuple[int, ...] | list[int], free: np.ndarray, n: int, k: int, W: 
             "alpha": None if alpha is None else np.asarray(alpha, np.float32)}
 
 
+def _warm_up() -> None:
+    """Load the node solver's compiled code (numba cache) and libsvm in a fresh worker."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((12, 4))
+    y = np.where(np.arange(12) % 2 == 0, 1.0, -1.0)
+    p = FSLinearProblem(X, y, B=2, C=1.0)
+    solve_node(p, SolverPlan(), np.zeros(0, int), np.arange(4), 2)
+    fast_support(p, [0, 1], SolverPlan())
+
+
 @dataclass
 class LinearTree(TreeProblem):
     """Paper D's problem (2) for the tree engine: a node fixes ``F1`` in, leaves ``free``
@@ -105,6 +115,7 @@ class LinearTree(TreeProblem):
     candidates: np.ndarray | None = None
 
     name = "bnb"
+    warm_up = staticmethod(_warm_up)
 
     @property
     def node_solver(self) -> str:  # type: ignore[override]

@@ -9,6 +9,7 @@ count). Nothing is shipped per node but the node itself.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections import OrderedDict
 from typing import Any
@@ -19,22 +20,24 @@ from .protocol import Data, Outcome, TreeProblem, Work
 
 __all__ = ["Slots", "forget", "run_task"]
 
-_WORK: OrderedDict[str, Work] = OrderedDict()   # this process's problems, by fingerprint
-KEEP = 4                                        # problems kept per worker (a sub-search adds one)
+_WORK: OrderedDict[tuple[str, int], Work] = OrderedDict()   # (fingerprint, slot) -> state
+_LOCK = threading.Lock()     # Dask workers may share a process (threads, processes=False)
+KEEP = 8                     # states kept per process (a sub-search adds one)
 
 
-def run_task(fp: str, problem: TreeProblem | None, delta: list[Data], node: Data, bound: float,
-             ub: float, remaining: float) -> Outcome:
+def run_task(fp: str, slot: int, problem: TreeProblem | None, delta: list[Data], node: Data,
+             bound: float, ub: float, remaining: float) -> Outcome:
     """Bound one node on this worker (see :meth:`TreeProblem.process`)."""
-    work = _WORK.get(fp)
-    if work is None:
-        if problem is None:
-            raise RuntimeError(f"worker has no state for problem {fp[:12]} (evicted): more "
-                               f"than {KEEP} searches shared one pool")
-        work = _WORK[fp] = Work(problem, [], problem.new_cache())
-        while len(_WORK) > KEEP:
-            _WORK.popitem(last=False)
-    _WORK.move_to_end(fp)
+    with _LOCK:
+        work = _WORK.get((fp, slot))
+        if work is None:
+            if problem is None:
+                raise RuntimeError(f"worker has no state for problem {fp[:12]} (evicted): "
+                                   f"more than {KEEP} searches shared one pool")
+            work = _WORK[(fp, slot)] = Work(problem, [], problem.new_cache())
+            while len(_WORK) > KEEP:
+                _WORK.popitem(last=False)
+        _WORK.move_to_end((fp, slot))
     work.shared.extend(delta)
     deadline = Deadline(None if math.isinf(remaining) else max(remaining, 1e-6))
     t0 = time.perf_counter()
@@ -44,8 +47,10 @@ def run_task(fp: str, problem: TreeProblem | None, delta: list[Data], node: Data
 
 
 def forget(fp: str) -> None:
-    """Drop this process's state of problem ``fp``."""
-    _WORK.pop(fp, None)
+    """Drop this process's states of problem ``fp``."""
+    with _LOCK:
+        for key in [k for k in _WORK if k[0] == fp]:
+            del _WORK[key]
 
 
 class Slots:
@@ -61,7 +66,9 @@ class Slots:
     def submit(self, slot: int, node: Data, bound: float, ub: float, version: int,
                shared: list[Data], remaining: float) -> None:
         prob = None if self.installed[slot] else self.problem
+        assert version >= self.version[slot], "batches are released in order"
         delta = shared[self.version[slot]:version]
-        self.pool.submit(slot, run_task, self.fp, prob, delta, node, bound, ub, remaining)
+        self.pool.submit(slot, run_task, self.fp, slot, prob, delta, node, bound, ub,
+                         remaining)
         self.installed[slot] = True
         self.version[slot] = version

@@ -360,7 +360,7 @@ def run(problem: TreeProblem, plan: SolverPlan, opts: SearchOptions) -> Any:
     fp = fingerprint(problem)
     path = opts.checkpoint
     search = _load(problem, fp, path) if path else None
-    with executor.session() as pool:
+    with executor.session(getattr(problem, "warm_up", None)) as pool:
         if search is None:
             search = Search(problem, fp, plan)
             t0 = time.perf_counter()

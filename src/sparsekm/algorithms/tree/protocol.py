@@ -80,6 +80,7 @@ class TreeProblem:
     """
 
     name = "tree"
+    warm_up: Any = None     # a module-level function a fresh worker runs first (or None)
     gap_tol: float = 1e-4
     gap_floor: float = 0.0
     node_solver: str | None = None
