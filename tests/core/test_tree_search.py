@@ -134,7 +134,7 @@ def slow(self, *args):
 cls.process = slow
 from sparsekm import registry
 from sparsekm.solvers import SolverPlan
-registry.get("{name}", "method", METHOD["{name}"])(
+registry.get("{name}", "method", METHOD["{name}"]).run(
     {name_fn}(), SolverPlan(), checkpoint=sys.argv[1], **OPTIONS["{name}"])
 """
 
@@ -181,6 +181,39 @@ def test_kill_9_then_resume_certifies_the_enumerated_optimum(name, tmp_path):
     assert again.extra["nodes"] == 0 and again.objective == res.objective
     with np.load(path, allow_pickle=False) as z:                    # plain arrays only
         assert all(z[k].dtype != object for k in z.files)
+
+
+def test_kill_9_in_the_root_phase_resumes_its_stages(tmp_path):
+    """fs-linear's root phase (relaxation, top-B incumbent, the local-bnb sub-search) is
+    checkpointed stage by stage: killed inside the sub-search, the rerun keeps the finished
+    stages, resumes the sub-search from its own checkpoint, and certifies the optimum."""
+    path = tmp_path / "root.ckpt"
+    module, cls = MODULE["fs-linear"]
+    code = CHILD.format(instances=INSTANCES, module=module, cls=cls, name="fs-linear",
+                        name_fn="fs_linear").replace('**OPTIONS["fs-linear"]',
+                                                     'root_search="local-bnb", k=2')
+    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), str(path)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    sub = Path(f"{path}.local-bnb")
+    try:
+        t0 = time.monotonic()
+        while _nodes_saved(sub) < 2:
+            assert child.poll() is None, child.stderr.read().decode()[-2000:]
+            assert time.monotonic() - t0 < 240, "the sub-search never checkpointed 2 nodes"
+            time.sleep(0.02)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    meta, _, _ = checkpoint.load(path)
+    assert not meta["root_done"] and meta["stages"] == ["relaxation", "top-B"]
+    res = registry.get("fs-linear", "method", "bnb").run(PROBLEMS["fs-linear"](), SolverPlan(),
+                                                         root_search="local-bnb", k=2,
+                                                         checkpoint=str(path))
+    _same_optimum("fs-linear", res, _enumerated("fs-linear"))
+    assert res.extra["resumed"] and not sub.exists()
 
 
 def test_checkpoint_of_other_data_or_parameters_is_refused(tmp_path):

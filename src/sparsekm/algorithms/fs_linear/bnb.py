@@ -25,7 +25,14 @@ from sparsekm.registry import register
 from sparsekm.relaxations.fs_linear.node import NATIVE_MAX_M, NodeBound, solve_node
 from sparsekm.solvers import Result, SolutionStatus, SolverPlan, Termination, relative_gap
 
-from .bnb_heuristics import ROOT_SEARCHES, Incumbent, RootContext, fast_support, root_incumbent
+from .bnb_heuristics import (
+    ROOT_SEARCHES,
+    Incumbent,
+    RootContext,
+    fast_support,
+    root_incumbent,
+    support_value,
+)
 from .common import Search, finish
 
 __all__ = ["BRANCHING", "LinearTree", "ROOT_SEARCHES", "bnb", "fast_support"]
@@ -88,6 +95,16 @@ def _node(F1: tuple[int, ...] | list[int], free: np.ndarray, n: int, k: int, W: 
             "alpha": None if alpha is None else np.asarray(alpha, np.float32)}
 
 
+def _split(items: list[Any], k: int) -> list[list[Any]]:
+    """``items`` in at most ``k`` contiguous parts of near-equal size (one task per worker)."""
+    cuts = np.linspace(0, len(items), min(k, len(items)) + 1).astype(int)
+    return [items[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
+
+
+def _flatten(parts: list[list[Any]]) -> list[Any]:
+    return [x for part in parts for x in part]
+
+
 def _warm_up() -> None:
     """Load the node solver's compiled code (numba cache) and libsvm in a fresh worker."""
     rng = np.random.default_rng(0)
@@ -144,30 +161,52 @@ class LinearTree(TreeProblem):
                          self.swap_passes)
 
     def root(self, ctx: Any) -> Start:
-        """The root relaxation, the first incumbent (:func:`root_incumbent`), the root node."""
+        """The root relaxation, the first incumbent (:func:`root_incumbent`), the root node;
+        each step a checkpointed stage."""
         p, plan = self.problem, ctx.plan
         inc = self._incumbent(math.inf, {}, None)
+        if ctx.workers > 1:                        # the root's swap searches on the workers
+            inc.evaluate_many = lambda keys: _flatten(ctx.map("support_values",
+                                                              _split(keys, ctx.workers)))
+            inc.chunk = 2 * ctx.workers
         start = Start()
         if p.n <= p.B:
             inc.value(list(range(p.n)))
             start.solutions = inc.solutions
             return start
+        rel = ctx.stage("relaxation", self._root_relaxation)
+        rc = RootContext(p, ctx, inc, self.search, self.heuristic_share, self.gap_tol)
+        root_incumbent(rc, rel["v"], rel["s2"], self.root_search)
+        self.candidates = inc.candidates
+        bound = float(rel["bound"])
+        start.solutions = inc.solutions
+        start.nodes = [(bound, _node((), np.arange(p.n), p.n, p.B, rel["W_next"],
+                                     rel["alpha"]))]
+        start.stats = {"socp_solves": int(rel["solves"]), "supports_evaluated": inc.evaluated}
+        start.arrays = {"candidates": inc.candidates}
+        start.info = {"root_bound": bound}
+        plan.progress(f"bnb root: bound {bound:.6g} UB {inc.ub:.6g} "
+                      f"gap {relative_gap(inc.ub, bound) or 0:.3e}")
+        return start
+
+    def _root_relaxation(self) -> dict[str, Any]:
+        """The root node's perspective relaxation as plain data (v and s^2 on all features)."""
+        p = self.problem
         root = solve_node(p, self.plan, np.zeros(0, int), np.arange(p.n), p.B, extra=self.extra)
-        rc = RootContext(p, plan, ctx.executor, inc, self.search, self.heuristic_share,
-                         self.gap_tol)
         v = np.zeros(p.n)
         v[root.W] = root.v
-        root_incumbent(rc, v, root.s2, self.root_search)
-        self.candidates = inc.candidates
-        start.solutions = inc.solutions
-        start.nodes = [(root.bound, _node((), np.arange(p.n), p.n, p.B, root.W_next,
-                                          root.alpha))]
-        start.stats = {"socp_solves": root.solves, "supports_evaluated": inc.evaluated}
-        start.arrays = {"candidates": inc.candidates}
-        start.info = {"root_bound": root.bound}
-        plan.progress(f"bnb root: bound {root.bound:.6g} UB {inc.ub:.6g} "
-                      f"gap {relative_gap(inc.ub, root.bound) or 0:.3e}")
-        return start
+        return {"bound": np.float64(root.bound), "alpha": root.alpha, "s2": root.s2, "v": v,
+                "W_next": root.W_next, "solves": np.int64(root.solves)}
+
+    def support_values(self, work: Work, keys: list[tuple[int, ...]],
+                       deadline: Any) -> list[float]:
+        """Objectives of (2) on the supports ``keys`` (a root heuristic's batch, on a worker;
+        cached in the worker's ``seen``)."""
+        seen = work.cache
+        for key in keys:
+            if key not in seen:
+                seen[key] = support_value(self.problem, self.plan, key)
+        return [seen[k] for k in keys]
 
     def restore(self, arrays: dict[str, Any], info: dict[str, Any]) -> None:
         cand = arrays.get("candidates")

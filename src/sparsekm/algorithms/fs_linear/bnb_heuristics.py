@@ -64,7 +64,8 @@ class Incumbent:
     """The incumbent of one task (a node, or the root phase): starts at the search's ``ub``,
     evaluates supports through the worker's ``seen`` cache (support -> value; it only saves
     time), collects every improvement as a solution for the driver, and improves each new one
-    by 1-swaps over ``candidates`` (at most ``swap_passes`` passes, within ``deadline``)."""
+    by 1-swaps over ``candidates`` (at most ``swap_passes`` passes, within ``deadline``).
+    ``evaluate_many`` (the root phase: the workers) evaluates ``chunk`` swaps at a time."""
 
     problem: FSLinearProblem
     plan: SolverPlan
@@ -76,6 +77,8 @@ class Incumbent:
     key: tuple[int, ...] = ()
     solutions: list[tuple[float, tuple, dict]] = field(default_factory=list)
     evaluated: int = 0
+    evaluate_many: Callable[[list[tuple[int, ...]]], list[float]] | None = None
+    chunk: int = 1
 
     def value(self, support: list[int]) -> float:
         """The SVM (1) on a support (cached); kept when it improves the incumbent."""
@@ -84,12 +87,21 @@ class Incumbent:
             return math.inf
         val = self.seen.get(key)
         if val is None:
-            val = self.seen[key] = fast_support(self.problem, list(key), self.plan).objective
+            val = self.seen[key] = support_value(self.problem, self.plan, key)
             self.evaluated += 1
         if val < self.ub:
             self.ub, self.key = val, key
             self.solutions.append((val, key, {"support": np.array(key, np.int32)}))
         return val
+
+    def state(self) -> dict[str, Any]:
+        """The incumbent as plain data (a root stage's checkpoint)."""
+        return {"support": np.array(self.key, np.int32)}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Take back a :meth:`state` (one SVM solve, or none when cached)."""
+        if state["support"].size:
+            self.value([int(j) for j in state["support"]])
 
     def offer(self, support: list[int]) -> None:
         """Evaluate a support; a new incumbent is improved by the swap search."""
@@ -101,44 +113,73 @@ class Incumbent:
     def _expired(self) -> bool:
         return self.deadline is not None and self.deadline.expired()
 
+    def _prefetch(self, keys: list[tuple[int, ...]]) -> None:
+        missing = [k for k in dict.fromkeys(keys) if k not in self.seen]
+        if self.evaluate_many is not None and len(missing) > 1:
+            self.seen.update(zip(missing, self.evaluate_many(missing)))
+            self.evaluated += len(missing)
+
     def swap_search(self) -> None:
         """First-improvement 1-swap local search from the incumbent over ``candidates``
-        (a heuristic: UB only). Budgeted in passes, not seconds, so a run is reproducible."""
+        (a heuristic: UB only). Budgeted in passes, not seconds, so a run is reproducible;
+        the swaps are evaluated ``chunk`` at a time (in parallel) but taken in order, so the
+        search is the same for any chunk."""
         assert self.candidates is not None
         for _ in range(self.swap_passes):
-            S, cur, improved = list(self.key), self.ub, False
-            for i, j in itertools.product(range(len(S)), self.candidates):
-                if j in S:
-                    continue
+            S, cur = list(self.key), self.ub
+            moves = [tuple(sorted(S[:i] + [int(j)] + S[i + 1:]))
+                     for i, j in itertools.product(range(len(S)), self.candidates)
+                     if j not in S]
+            improved = False
+            for pos in range(0, len(moves), self.chunk):
                 if self._expired():
                     return
-                if self.value(S[:i] + [int(j)] + S[i + 1:]) < cur - 1e-12 * abs(cur):
+                part = moves[pos:pos + self.chunk]
+                self._prefetch(part)
+                if any(self.value(list(mv)) < cur - 1e-12 * abs(cur) for mv in part):
                     improved = True
                     break
             if not improved:
                 return
 
 
+def support_value(problem: FSLinearProblem, plan: SolverPlan, key: tuple[int, ...]) -> float:
+    """The objective of (2) at the SVM (1) on the support ``key``."""
+    return fast_support(problem, list(key), plan).objective
+
+
 @dataclass
 class RootContext:
-    """What a root heuristic gets: the problem, the started plan (its clock), the executor
-    (a sub-search reuses the workers), the incumbent, paper D's search options, the share of
-    the time limit it may spend and the tolerance of a sub-search."""
+    """What a root heuristic gets: the problem, the engine's root context (``engine``: the
+    started plan, the executor a sub-search reuses, checkpointed stages), the incumbent,
+    paper D's search options, the share of the time limit it may spend and the tolerance of a
+    sub-search."""
 
     problem: FSLinearProblem
-    plan: SolverPlan
-    executor: Any
+    engine: Any
     incumbent: Incumbent
     search: Search
     share: float
     gap_tol: float
+
+    @property
+    def plan(self) -> SolverPlan:
+        return self.engine.plan
+
+    def run_stage(self, name: str, improve: Callable[[], None]) -> None:
+        """``improve()`` the incumbent once; a resumed root phase takes its result back."""
+        def compute() -> dict[str, Any]:
+            improve()
+            return self.incumbent.state()
+
+        self.incumbent.restore(self.engine.stage(name, compute))
 
     def sub_plan(self) -> SolverPlan:
         """A plan with ``share`` of the remaining time (60 s without a limit)."""
         rem = self.plan.clock.remaining()
         return replace(self.plan, time_limit=max(self.share * rem, 0.01)
                        if math.isfinite(rem) else 60.0, deadline=None, verbose=False,
-                       executor=self.executor).start()
+                       executor=self.engine.executor).start()
 
 
 def _local_bnb(ctx: RootContext, order: np.ndarray) -> list[list[int]]:
@@ -150,7 +191,8 @@ def _local_bnb(ctx: RootContext, order: np.ndarray) -> list[list[int]]:
     if K.size <= p.B:
         return []
     subp = replace(p, X=p.X[:, K], cardinality="le")
-    h = bnb(subp, ctx.sub_plan(), root_search="none", gap_tol=ctx.gap_tol)
+    h = bnb(subp, ctx.sub_plan(), root_search="none", gap_tol=ctx.gap_tol,
+            checkpoint=ctx.engine.sub_checkpoint("local-bnb"))
     return [[int(K[j]) for j in h.selected]]
 
 
@@ -180,9 +222,13 @@ def root_incumbent(ctx: RootContext, v: np.ndarray, s2: np.ndarray, name: str) -
     u = 1.0 - v - 1e-9 * s2 / max(float(s2.max()), 1e-300)   # DSCoP-style ranking
     order = np.argsort(u, kind="stable")
     ctx.incumbent.candidates = order[:min(p.n, p.B + 40)]
-    ctx.incumbent.offer(list(order[:p.B]))
+    ctx.run_stage("top-B", lambda: ctx.incumbent.offer(list(order[:p.B])))
     if name == "none" or ctx.plan.clock.expired():
         return
     kind, fn = ROOT_HEURISTICS[name]
-    for support in fn(ctx, order if kind == "order" else u):
-        ctx.incumbent.offer(support)
+
+    def heuristic() -> None:
+        for support in fn(ctx, order if kind == "order" else u):
+            ctx.incumbent.offer(support)
+
+    ctx.run_stage(name, heuristic)

@@ -12,6 +12,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
 
 from sparsekm.solvers.plan import Deadline
@@ -25,9 +26,17 @@ _LOCK = threading.Lock()     # Dask workers may share a process (threads, proces
 KEEP = 8                     # states kept per process (a sub-search adds one)
 
 
-def run_task(fp: str, slot: int, problem: TreeProblem | None, delta: list[Data], node: Data,
-             bound: float, ub: float, remaining: float) -> Outcome:
-    """Bound one node on this worker (see :meth:`TreeProblem.process`)."""
+@dataclass
+class Sync:
+    """What a worker is missing of a search, sent with its next task: the problem (first task
+    only), the root phase's state (once, after the root), new shared-log entries."""
+
+    problem: TreeProblem | None = None
+    root: tuple[Data, dict[str, Any]] | None = None
+    delta: list[Data] = field(default_factory=list)
+
+
+def _work(fp: str, slot: int, problem: TreeProblem | None) -> Work:
     with _LOCK:
         work = _WORK.get((fp, slot))
         if work is None:
@@ -38,11 +47,21 @@ def run_task(fp: str, slot: int, problem: TreeProblem | None, delta: list[Data],
             while len(_WORK) > KEEP:
                 _WORK.popitem(last=False)
         _WORK.move_to_end((fp, slot))
-    work.shared.extend(delta)
+    return work
+
+
+def run_task(fp: str, slot: int, sync: Sync, op: str, args: tuple, remaining: float) -> Any:
+    """``problem.<op>(work, *args, deadline)`` on this worker: ``process`` bounds a node
+    (:meth:`TreeProblem.process`); a root heuristic may name another method."""
+    work = _work(fp, slot, sync.problem)
+    if sync.root is not None:
+        work.problem.restore(*sync.root)
+    work.shared.extend(sync.delta)
     deadline = Deadline(None if math.isinf(remaining) else max(remaining, 1e-6))
     t0 = time.perf_counter()
-    out = work.problem.process(work, node, bound, ub, deadline)
-    out.seconds = time.perf_counter() - t0
+    out = getattr(work.problem, op)(work, *args, deadline)
+    if isinstance(out, Outcome):
+        out.seconds = time.perf_counter() - t0
     return out
 
 
@@ -54,21 +73,55 @@ def forget(fp: str) -> None:
 
 
 class Slots:
-    """What each slot of a pool holds of one search: the problem (sent once) and how much of
-    the shared log."""
+    """What each slot of a pool holds of one search (the problem, sent once; the root state,
+    once; how much of the shared log) and which slots are idle."""
 
     def __init__(self, pool: Any, problem: TreeProblem, fp: str) -> None:
         self.pool, self.problem, self.fp = pool, problem, fp
         self.installed = [False] * pool.size
+        self.rooted = [False] * pool.size
         self.version = [0] * pool.size
         self.idle = list(range(pool.size))
+        self.root: tuple[Data, dict[str, Any]] | None = None
 
-    def submit(self, slot: int, node: Data, bound: float, ub: float, version: int,
-               shared: list[Data], remaining: float) -> None:
-        prob = None if self.installed[slot] else self.problem
+    def set_root(self, arrays: Data, info: dict[str, Any]) -> None:
+        """The root phase's state, sent to each worker with its next task."""
+        self.root = (arrays, info)
+        self.rooted = [False] * self.pool.size
+
+    def submit(self, slot: int, op: str, args: tuple, version: int, shared: list[Data],
+               remaining: float) -> None:
         assert version >= self.version[slot], "batches are released in order"
-        delta = shared[self.version[slot]:version]
-        self.pool.submit(slot, run_task, self.fp, slot, prob, delta, node, bound, ub,
-                         remaining)
+        sync = Sync(None if self.installed[slot] else self.problem,
+                    None if self.rooted[slot] else self.root,
+                    shared[self.version[slot]:version])
+        self.pool.submit(slot, run_task, self.fp, slot, sync, op, args, remaining)
         self.installed[slot] = True
+        self.rooted[slot] = self.root is not None
         self.version[slot] = version
+
+    def map(self, op: str, items: list[Any], remaining: float) -> list[Any]:
+        """``[problem.<op>(work, item, deadline) for item in items]`` on the idle workers, in
+        order (for a root phase: no node is in flight)."""
+        results: list[Any] = [None] * len(items)
+        todo = list(enumerate(items))[::-1]
+        owner: dict[int, int] = {}
+        error = None
+        while todo or owner:
+            while self.idle and todo and error is None:
+                slot = self.idle.pop(0)
+                i, item = todo.pop()
+                owner[slot] = i
+                self.submit(slot, op, (item,), self.version[slot], [], remaining)
+            for slot, ok, val in self.pool.wait(None):
+                self.idle.append(slot)
+                i = owner.pop(slot)
+                if ok:
+                    results[i] = val
+                elif error is None:
+                    error = val
+            self.idle.sort()
+            if error is not None and not owner:
+                cause = getattr(error, "__cause__", None)
+                raise cause if isinstance(cause, Exception) else error
+        return results

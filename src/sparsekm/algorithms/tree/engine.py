@@ -31,6 +31,8 @@ import math
 import os
 import time
 from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,6 +117,8 @@ class Search:
     nodes_before: int = 0
     termination: str = "converged"
     resumed: bool = False
+    root_done: bool = False
+    stages: dict[str, Data] = field(default_factory=dict)
     inflight: list[Batch] = field(default_factory=list)
     node_times: list[float] = field(default_factory=list)
     timing: dict[str, float] = field(default_factory=dict)
@@ -190,11 +194,13 @@ def _save(search: Search, path: str, elapsed: float) -> int:
             "ub": _finite(search.ub), "best_key": list(search.best_key),
             "floor": _finite(search.floor), "counter": search.counter,
             "nodes_total": search.nodes_before + search.nodes, "stats": search.stats,
-            "info": search.info, "seconds_total": search.timing.get("before", 0.0) + elapsed,
+            "info": search.info, "root_done": search.root_done,
+            "stages": list(search.stages),
+            "seconds_total": search.timing.get("before", 0.0) + elapsed,
             "saved": time.strftime("%Y-%m-%d %H:%M:%S")}
     groups = {"nodes": [e[2] for e in entries], "shared": search.shared,
               "best": [] if search.best is None else [search.best],
-              "root": [search.root_arrays]}
+              "root": [search.root_arrays], "stages": list(search.stages.values())}
     arrays = {"nodes_bound": np.array([e[0] for e in entries], float),
               "nodes_order": np.array([e[1] for e in entries], np.int64)}
     return ckpt.save(path, meta, groups, arrays)
@@ -218,7 +224,9 @@ def _load(problem: TreeProblem, fp: str, path: str) -> Search | None:
                best_key=tuple(meta["best_key"]), floor=_inf(meta["floor"]),
                shared=groups["shared"], stats=dict(meta["stats"]), info=dict(meta["info"]),
                root_arrays=groups["root"][0] if groups["root"] else {},
-               nodes_before=int(meta["nodes_total"]), resumed=True)
+               nodes_before=int(meta["nodes_total"]), resumed=True,
+               root_done=bool(meta["root_done"]),
+               stages=dict(zip(meta["stages"], groups["stages"])))
     s.best = groups["best"][0] if groups["best"] else None
     s.heap = [(float(b), int(o), d) for b, o, d in
               zip(arrays["nodes_bound"], arrays["nodes_order"], groups["nodes"])]
@@ -229,10 +237,41 @@ def _load(problem: TreeProblem, fp: str, path: str) -> Search | None:
 
 @dataclass
 class RootContext:
-    """What :meth:`TreeProblem.root` may use: the started plan and the executor."""
+    """What :meth:`TreeProblem.root` may use: the started plan, the executor (a sub-search
+    reuses its workers), the number of workers, and :meth:`map` to spread independent
+    evaluations (``problem.<op>(work, item, deadline)``) over them."""
 
     plan: SolverPlan
     executor: Any
+    slots: Slots
+    search: Search
+    path: str | None = None
+    t0: float = 0.0
+    subs: list[str] = field(default_factory=list)
+
+    @property
+    def workers(self) -> int:
+        return self.slots.pool.size
+
+    def map(self, op: str, items: list[Any]) -> list[Any]:
+        return self.slots.map(op, list(items), self.plan.clock.remaining())
+
+    def stage(self, name: str, compute: Callable[[], Data]) -> Data:
+        """``compute()`` once: its result (plain data) is checkpointed, so a resumed root
+        phase takes it back instead of computing it again."""
+        stages = self.search.stages
+        if name not in stages:
+            stages[name] = compute()
+            if self.path:
+                _save(self.search, self.path, time.perf_counter() - self.t0)
+        return stages[name]
+
+    def sub_checkpoint(self, name: str) -> str | None:
+        """A checkpoint path for a sub-search of the root phase (None without one)."""
+        if not self.path:
+            return None
+        self.subs.append(f"{self.path}.{name}")
+        return self.subs[-1]
 
 
 def _progress(search: Search, plan: SolverPlan, t0: float, workers: int) -> None:
@@ -247,11 +286,11 @@ def _progress(search: Search, plan: SolverPlan, t0: float, workers: int) -> None
 class _Driver:
     """The loop: release batches, hand their nodes to idle workers, merge in order."""
 
-    def __init__(self, search: Search, plan: SolverPlan, opts: SearchOptions, pool: Any,
+    def __init__(self, search: Search, plan: SolverPlan, opts: SearchOptions, slots: Slots,
                  path: str | None) -> None:
-        self.s, self.plan, self.opts, self.pool, self.path = search, plan, opts, pool, path
-        self.slots = Slots(pool, search.problem, search.fp)
-        self.batch = opts.batch or pool.size
+        self.s, self.plan, self.opts, self.path = search, plan, opts, path
+        self.slots, self.pool = slots, slots.pool
+        self.batch = opts.batch or self.pool.size
         self.depth = 1 if self.batch == 1 else 2
         self.queue: deque[tuple[Batch, int]] = deque()
         self.released = 0
@@ -277,7 +316,8 @@ class _Driver:
             slot = self.slots.idle.pop(0)
             bound, _, data = b.nodes[i]
             self.owner[slot] = (b, i)
-            self.slots.submit(slot, data, bound, b.ub, b.version, self.s.shared, remaining)
+            self.slots.submit(slot, "process", (data, bound, b.ub), b.version, self.s.shared,
+                              remaining)
 
     def merge_ready(self) -> None:
         s = self.s
@@ -348,6 +388,16 @@ class _Driver:
         s.timing.update(tree_s=wall, driver_s=max(own, 0.0))
 
 
+@contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """One BLAS thread in the driver, as in the workers: small products run fastest so on a
+    shared machine, and every process then computes bit-identical values."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
 def run(problem: TreeProblem, plan: SolverPlan, opts: SearchOptions) -> Any:
     """Search ``problem``'s tree; returns its :meth:`~TreeProblem.finish` Result, with
     ``extra`` nodes (bounded by this call), nodes_total, open_nodes, workers, batch,
@@ -360,19 +410,26 @@ def run(problem: TreeProblem, plan: SolverPlan, opts: SearchOptions) -> Any:
     fp = fingerprint(problem)
     path = opts.checkpoint
     search = _load(problem, fp, path) if path else None
-    with executor.session(getattr(problem, "warm_up", None)) as pool:
-        if search is None:
-            search = Search(problem, fp, plan)
+    with _one_blas_thread(), executor.session(getattr(problem, "warm_up", None)) as pool:
+        slots = Slots(pool, problem, fp)
+        if search is None or not search.root_done:
+            search = search or Search(problem, fp, plan)
             t0 = time.perf_counter()
-            start = problem.root(RootContext(plan, executor))
+            ctx = RootContext(plan, executor, slots, search, path, t_start)
+            start = problem.root(ctx)
             search.root_arrays, search.info = dict(start.arrays), dict(start.info)
             search.absorb(start)
+            search.root_done, search.stages = True, {}
             search.timing["root_s"] = time.perf_counter() - t0
             if path:
                 _save(search, path, time.perf_counter() - t_start)
+                for sub in ctx.subs:         # the root's stages hold what they found
+                    if os.path.exists(sub):
+                        os.remove(sub)
         search.plan = plan
         problem.restore(search.root_arrays, search.info)
-        driver = _Driver(search, plan, opts, pool, path)
+        slots.set_root(search.root_arrays, search.info)
+        driver = _Driver(search, plan, opts, slots, path)
         try:
             driver.run()
         finally:
