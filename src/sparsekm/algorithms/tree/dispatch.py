@@ -58,10 +58,10 @@ def run_task(fp: str, slot: int, sync: Sync, op: str, args: tuple, remaining: fl
         work.problem.restore(*sync.root)
     work.shared.extend(sync.delta)
     deadline = Deadline(None if math.isinf(remaining) else max(remaining, 1e-6))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     out = getattr(work.problem, op)(work, *args, deadline)
     if isinstance(out, Outcome):
-        out.seconds = time.perf_counter() - t0
+        out.seconds, out.cpu = time.perf_counter() - t0, time.process_time() - c0
     return out
 
 

@@ -89,7 +89,7 @@ class Batch:
     ub: float
     version: int
     results: list[Outcome | None]
-    sent: int = 0
+    after: int = 0            # batches merged when this one was released
 
     @property
     def complete(self) -> bool:
@@ -121,6 +121,7 @@ class Search:
     stages: dict[str, Data] = field(default_factory=dict)
     inflight: list[Batch] = field(default_factory=list)
     node_times: list[float] = field(default_factory=list)
+    schedule: list[tuple[int, list[float]]] = field(default_factory=list)
     timing: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -294,6 +295,7 @@ class _Driver:
         self.depth = 1 if self.batch == 1 else 2
         self.queue: deque[tuple[Batch, int]] = deque()
         self.released = 0
+        self.merged = 0
         self.stopping = False
         self.owner: dict[int, tuple[Batch, int]] = {}
 
@@ -304,7 +306,7 @@ class _Driver:
             nodes = s.select(k) if k > 0 else []
             if not nodes:
                 return
-            b = Batch(nodes, s.ub, len(s.shared), [None] * len(nodes))
+            b = Batch(nodes, s.ub, len(s.shared), [None] * len(nodes), self.merged)
             s.inflight.append(b)
             self.queue.extend((b, i) for i in range(len(nodes)))
             self.released += len(nodes)
@@ -323,6 +325,8 @@ class _Driver:
         s = self.s
         while s.inflight and s.inflight[0].complete:
             b = s.inflight.pop(0)
+            self.merged += 1
+            s.schedule.append((b.after, [out.cpu for out in b.results if out is not None]))
             for (bound, _, _), out in zip(b.nodes, b.results):
                 assert out is not None
                 s.nodes += 1
@@ -378,6 +382,8 @@ class _Driver:
             if self.path and now - last_ckpt >= opts.checkpoint_every:
                 _save(s, self.path, now - t0)
                 last_ckpt = time.perf_counter()
+                s.timing["checkpoint_s"] = s.timing.get("checkpoint_s", 0.0) + last_ckpt - now
+                s.timing["checkpoints"] = s.timing.get("checkpoints", 0) + 1
         if s.inflight:
             self.abandon()
         if s.termination == "converged" and s.heap:
@@ -414,13 +420,14 @@ def run(problem: TreeProblem, plan: SolverPlan, opts: SearchOptions) -> Any:
         slots = Slots(pool, problem, fp)
         if search is None or not search.root_done:
             search = search or Search(problem, fp, plan)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             ctx = RootContext(plan, executor, slots, search, path, t_start)
             start = problem.root(ctx)
             search.root_arrays, search.info = dict(start.arrays), dict(start.info)
             search.absorb(start)
             search.root_done, search.stages = True, {}
             search.timing["root_s"] = time.perf_counter() - t0
+            search.timing["root_cpu"] = time.process_time() - c0
             if path:
                 _save(search, path, time.perf_counter() - t_start)
                 for sub in ctx.subs:         # the root's stages hold what they found
@@ -440,6 +447,7 @@ def run(problem: TreeProblem, plan: SolverPlan, opts: SearchOptions) -> Any:
         _progress(search, plan, t_start, pool.size)
     res = problem.finish(search)
     res.time_s = plan.clock.elapsed()
+    res.raw = search          # the search state: schedule, node times (benchmarks read it)
     times = np.asarray(search.node_times)
     q = np.quantile(times, [0.5, 0.9, 0.99]).tolist() if times.size else [None] * 3
     res.extra.update(

@@ -43,6 +43,7 @@ class Outcome:
     stats: dict[str, float] = field(default_factory=dict)
     stop: str | None = None
     seconds: float = 0.0
+    cpu: float = 0.0
 
 
 @dataclass
