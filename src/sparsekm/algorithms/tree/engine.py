@@ -262,7 +262,10 @@ class RootContext:
         phase takes it back instead of computing it again."""
         stages = self.search.stages
         if name not in stages:
+            t, c = time.perf_counter(), time.process_time()
             stages[name] = compute()
+            self.search.timing[f"stage_{name}_s"] = time.perf_counter() - t
+            self.search.timing[f"stage_{name}_cpu"] = time.process_time() - c
             if self.path:
                 _save(self.search, self.path, time.perf_counter() - self.t0)
         return stages[name]
@@ -348,6 +351,7 @@ class _Driver:
 
     def run(self) -> None:
         s, plan, opts = self.s, self.plan, self.opts
+        c0 = time.process_time()
         t0 = last_log = last_ckpt = time.perf_counter()
         waited = 0.0
         self.refill()
@@ -391,7 +395,10 @@ class _Driver:
         wall = time.perf_counter() - t0
         # the driver's own time: all but the node tasks (serial) / all but waiting (parallel)
         own = wall - (sum(s.node_times) if self.pool.kind == "serial" else waited)
-        s.timing.update(tree_s=wall, driver_s=max(own, 0.0))
+        s.timing.update(tree_s=wall, driver_s=max(own, 0.0),
+                        driver_cpu=time.process_time() - c0 - (
+                            sum(o for _, c in s.schedule for o in c)
+                            if self.pool.kind == "serial" else 0.0))
 
 
 @contextmanager
