@@ -167,7 +167,9 @@ def _clean(x: Any) -> Any:
         return None
     if hasattr(x, "value") and x.__class__.__module__.startswith("sparsekm"):
         return x.value  # enums
-    return x
+    if x is None or isinstance(x, str | int | float | bool):
+        return x
+    return str(x)  # anything else a method put in its extras: readable, never a crash
 
 
 def result_payload(*, problem: str, method: str, ds: Any, params: dict,
@@ -192,12 +194,21 @@ def result_payload(*, problem: str, method: str, ds: Any, params: dict,
     return _clean(payload)
 
 
+FIXED_KEYS = ("problem", "method", "solver", "data", "m", "n", "params", "status", "objective",
+              "lower_bound", "gap", "selected", "selected_names", "time_s")
+
+
 def payload_from(res: Any, *, problem: str, method: str, ds: Any, params: dict,
                  **extra: Any) -> dict[str, Any]:
-    """:func:`result_payload` filled from a :class:`~sparsekm.solvers.Result`."""
+    """:func:`result_payload` filled from a :class:`~sparsekm.solvers.Result`: the fixed keys,
+    ``termination``, the runner's ``extra`` and then every key of ``res.extra`` (no hand-written
+    list: a new method's extras reach the JSON), a runner's key winning over the method's."""
     extra.setdefault("termination", res.termination.value)
-    if res.message and res.status.value == "error":
+    if res.message and res.status.value in ("error", "bound_only"):
         extra.setdefault("message", res.message)
+    for key, val in res.extra.items():
+        if key not in FIXED_KEYS:
+            extra.setdefault(key, val)
     return result_payload(
         problem=problem, method=method, solver=res.solver or None, ds=ds, params=params,
         status=res.status.value, objective=res.objective, lower_bound=res.bound, gap=res.gap,
