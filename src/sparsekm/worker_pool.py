@@ -23,7 +23,7 @@ import os
 import traceback
 from collections import deque
 from collections.abc import Callable
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 __all__ = ["DaskPool", "LocalPool", "SerialPool", "TaskError", "WorkerPool"]
@@ -128,10 +128,8 @@ def _serve(conn: Any, parent: int, warm: Callable[[], Any] | None = None) -> Non
     except ImportError:    # pragma: no cover - threadpoolctl comes with scikit-learn
         pass
     if warm is not None:
-        try:
+        with suppress(Exception):      # only a speed-up: a failing task will say what fails
             warm()
-        except Exception:    # noqa: BLE001 - only a speed-up; the task will say what fails
-            pass
     while True:
         try:
             msg = conn.recv()

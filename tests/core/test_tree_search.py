@@ -17,13 +17,10 @@ import pytest
 
 from sparsekm import registry
 from sparsekm.algorithms.tree import CheckpointError, checkpoint
-from sparsekm.models.fs_kernel import FSKernelProblem
 from sparsekm.models.fs_linear import FSLinearProblem
-from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.parallel import Executor
 from sparsekm.solvers import SolverPlan
 
-K6 = "linear,poly:0.5:1:2,rbf:0.2,rbf:1,laplacian:0.5,laplacian:0.1"
 INSTANCES = """
 import numpy as np
 from sparsekm.models.fs_kernel import FSKernelProblem
@@ -48,12 +45,13 @@ def smkl():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))
     y = np.where(X[:, 0] * X[:, 1] + 0.5 * X[:, 2] + 0.3 * rng.normal(size=40) > 0, 1.0, -1.0)
-    return SMKLProblem(X, y, "%s", 3, 1.0, 0.02)
+    return SMKLProblem(X, y, "linear,poly:0.5:1:2,rbf:0.2,rbf:1,laplacian:0.5,laplacian:0.1",
+                       3, 1.0, 0.02)
 
 OPTIONS = {"fs-linear": {"root_search": "none"}, "fs-kernel": {"n_samples": 20},
            "smkl": {"starts": 1, "node_abr_iter": 0}}
 METHOD = {"fs-linear": "bnb", "fs-kernel": "bnb", "smkl": "exact"}
-""" % K6
+"""
 ns: dict = {}
 exec(INSTANCES, ns)    # the same instances in this process and in the child that is killed
 PROBLEMS = {"fs-linear": ns["fs_linear"], "fs-kernel": ns["fs_kernel"], "smkl": ns["smkl"]}
