@@ -95,7 +95,16 @@ def cmd_run(args: argparse.Namespace) -> dict:
             "root_s": s.timing.get("root_s"), "root_cpu": s.timing.get("root_cpu"),
             "driver_cpu_per_node": s.timing["driver_cpu"] / max(s.nodes, 1),
             "node_cpu": _quantiles([c for _, cs in s.schedule for c in cs]),
-            "timing": s.timing}
+            "timing": s.timing, **(_replay_fields(res) if args.workers == 1 else {})}
+
+
+def _replay_fields(res: Any) -> dict:
+    """What the model needs from a run on one worker (its tree is a batch-b run's tree)."""
+    s = res.raw
+    return {"root_cpu": s.timing.get("root_cpu"),
+            "root_serial_cpu": s.timing.get("stage_relaxation_cpu", 0.0),
+            "driver_cpu_per_node": s.timing["driver_cpu"] / max(s.nodes, 1),
+            "schedule": [[a, c] for a, c in s.schedule]}
 
 
 def _quantiles(x: list[float]) -> dict:
@@ -132,14 +141,9 @@ def cmd_replay(args: argparse.Namespace) -> list[dict]:
     for b in args.batch:
         t0 = time.perf_counter()
         res = solve(args.method, workers=1, batch=b)
-        s = res.raw
         rows.append({"kind": "replay", "method": args.method, "instance": INSTANCE[args.method],
                      "batch": b, "nodes": res.extra["nodes"], "status": res.status.value,
-                     "objective": res.objective, "bound": res.bound,
-                     "root_cpu": s.timing.get("root_cpu"),
-                     "root_serial_cpu": s.timing.get("stage_relaxation_cpu", 0.0),
-                     "driver_cpu_per_node": s.timing["driver_cpu"] / max(s.nodes, 1),
-                     "schedule": [[a, c] for a, c in s.schedule],
+                     "objective": res.objective, "bound": res.bound, **_replay_fields(res),
                      "wall_s": time.perf_counter() - t0, "load": _load()})
         print(json.dumps({k: v for k, v in rows[-1].items() if k != "schedule"}), flush=True)
     return rows
@@ -197,14 +201,18 @@ def _save(rows: list[dict]) -> None:
     RESULTS.write_text(json.dumps(old + rows, indent=1, default=float))
 
 
-def _model(rep: dict, workers: int, t1: float) -> dict:
+def _model(rep: dict, workers: int, t1: float, d_node: float) -> dict:
+    """The model at ``workers`` from a replay; ``d_node``: the driver's CPU per node when it
+    ships nodes to processes (measured on 2 workers: pickling and pipes included)."""
     root = rep["root_serial_cpu"] + (rep["root_cpu"] - rep["root_serial_cpu"]) / workers
-    tw = simulate(rep["schedule"], workers, root, rep["driver_cpu_per_node"])
+    tw = simulate(rep["schedule"], workers, root, d_node)
+    serial_root = simulate(rep["schedule"], workers, rep["root_cpu"], d_node)
     tasks = sum(sum(c) for _, c in rep["schedule"])
-    driver = rep["driver_cpu_per_node"] * rep["nodes"]
+    driver = d_node * rep["nodes"]
     return {"W": workers, "nodes": rep["nodes"], "T_W": tw, "efficiency": t1 / (workers * tw),
+            "efficiency_serial_root": t1 / (workers * serial_root),
             "root_share": root / tw, "driver_share": driver / tw,
-            "driver_bound_W": tasks / rep["nodes"] / max(rep["driver_cpu_per_node"], 1e-9)}
+            "driver_bound_W": tasks / rep["nodes"] / max(d_node, 1e-9)}
 
 
 def cmd_report(args: argparse.Namespace) -> None:
@@ -217,7 +225,9 @@ def cmd_report(args: argparse.Namespace) -> None:
          "on the load.", ""]
     for m in ("fs-linear", "fs-kernel", "smkl"):
         runs = [r for r in rows if r["method"] == m and r["kind"] == "run"]
-        reps = {r["batch"]: r for r in rows if r["method"] == m and r["kind"] == "replay"}
+        reps = {r["batch"]: r for r in rows if r["method"] == m and (
+            r["kind"] == "replay" or (r["kind"] == "run" and r["workers"] == 1
+                                      and "schedule" in r))}
         kills = [r for r in rows if r["method"] == m and r["kind"] == "kill"]
         if not (runs or reps or kills):
             continue
@@ -240,17 +250,22 @@ def cmd_report(args: argparse.Namespace) -> None:
             t1 = base["root_cpu"] + sum(sum(c) for _, c in base["schedule"]) + \
                 base["driver_cpu_per_node"] * base["nodes"]
             q1 = _quantiles([c for _, cs in base["schedule"] for c in cs])
+            par = [r for r in runs if r["workers"] > 1]
+            d_node = par[-1]["driver_cpu_per_node"] if par else base["driver_cpu_per_node"]
             L += [f"Model (CPU seconds, no load): T_1 = {t1:.1f} s serial "
                   f"({base['nodes']} nodes, root phase {base['root_cpu']:.1f} s of which the "
                   f"root relaxation {base['root_serial_cpu']:.2f} s is serial); "
-                  f"node CPU s {json.dumps({k: round(v, 4) for k, v in q1.items()})}.",
-                  "", "| W = batch | nodes | T_W s | efficiency T_1 / (W T_W) | root share | "
-                  "driver share | W where the driver saturates |", "|---|---|---|---|---|---|---|"]
+                  f"node CPU s {json.dumps({k: round(v, 4) for k, v in q1.items()})}; "
+                  f"driver CPU per node (2 processes) {1e3 * d_node:.2f} ms.",
+                  "", "| W = batch | nodes | T_W s | efficiency T_1 / (W T_W) | same, root "
+                  "phase serial | root share | driver share | W where the driver saturates |",
+                  "|---|---|---|---|---|---|---|---|"]
             for b in sorted(reps):
                 if b == 1:
                     continue
-                mm = _model(reps[b], b, t1)
+                mm = _model(reps[b], b, t1, d_node)
                 L.append(f"| {b} | {mm['nodes']} | {mm['T_W']:.2f} | {mm['efficiency']:.2f} | "
+                         f"{mm['efficiency_serial_root']:.2f} | "
                          f"{mm['root_share']:.2f} | {mm['driver_share']:.3f} | "
                          f"{mm['driver_bound_W']:.0f} |")
             L.append("")

@@ -197,15 +197,11 @@ class LocalPool(WorkerPool):
         return out
 
     def close(self) -> None:
-        for slot, conn in enumerate(self._conns):
-            try:
-                if slot not in self._busy:
-                    conn.send(None)
-            except (OSError, ValueError):
-                pass
-        for slot, p in enumerate(self._procs):
-            if slot in self._busy:
-                p.terminate()      # abandoned at a limit: do not wait for the task
+        """Terminate the workers: they keep nothing worth saving, and a busy one (a task
+        abandoned at a limit) is not waited for."""
+        for p in self._procs:
+            p.terminate()
+        for p in self._procs:
             p.join(timeout=2.0)
             if p.is_alive():
                 p.kill()

@@ -45,7 +45,7 @@ from . import checkpoint as ckpt
 from .dispatch import Slots, forget
 from .protocol import Data, Outcome, Start, TreeProblem, fingerprint
 
-__all__ = ["Search", "SearchOptions", "run"]
+__all__ = ["Search", "SearchOptions", "Trace", "run"]
 
 Entry = tuple[float, int, Data]      # (bound, creation order, node data)
 
@@ -183,6 +183,18 @@ class Search:
                 break
             out.append(heapq.heappop(self.heap))
         return out
+
+
+@dataclass
+class Trace:
+    """How a search ran (``Result.raw`` of a tree method): nodes bounded by this call, per
+    merged batch (batches merged when it was released, its tasks' CPU seconds), each node
+    task's wall seconds, and phase timings (root, stages, driver, checkpoints)."""
+
+    nodes: int
+    schedule: list[tuple[int, list[float]]]
+    node_times: list[float]
+    timing: dict[str, float]
 
 
 def _finite(x: float) -> float | None:
@@ -454,7 +466,7 @@ def run(problem: TreeProblem, plan: SolverPlan, opts: SearchOptions) -> Any:
         _progress(search, plan, t_start, pool.size)
     res = problem.finish(search)
     res.time_s = plan.clock.elapsed()
-    res.raw = search          # the search state: schedule, node times (benchmarks read it)
+    res.raw = Trace(search.nodes, search.schedule, search.node_times, dict(search.timing))
     times = np.asarray(search.node_times)
     q = np.quantile(times, [0.5, 0.9, 0.99]).tolist() if times.size else [None] * 3
     res.extra.update(
