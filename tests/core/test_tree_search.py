@@ -3,6 +3,7 @@ checkpoints, plain-data checkpoints, Dask; every certified optimum against enume
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import signal
@@ -270,3 +271,45 @@ def test_dask_workers_certify_the_same_optimum():
     assert res.objective == serial.objective and res.bound == serial.bound
     assert res.extra["nodes"] == serial.extra["nodes"]
     assert math.isfinite(res.bound)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "from sparsekm.cli.app import main; main()",
+                           *args], capture_output=True, text=True, timeout=600)
+
+
+def test_cli_workers_and_checkpoint(tmp_path):
+    """`solve fs-linear --method bnb --workers 2 --checkpoint PATH --json`: one JSON object
+    with nodes / open_nodes / workers and the node solver; the same command resumes (nothing
+    left: 0 nodes); another problem on that path, or --workers on a method without a tree,
+    exits 2 with one line and an empty stdout."""
+    path = str(tmp_path / "cli.ckpt")
+    base = ["solve", "fs-linear", "--data", "wine", "--rows", "80", "--B", "2", "--json"]
+    r = _cli(*base, "--method", "bnb", "--workers", "2", "--checkpoint", path)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["status"] == "optimal" and out["solver"] == "native-ipm"
+    assert isinstance(out["nodes"], int) and out["nodes"] >= 1
+    assert out["open_nodes"] == 0 and out["workers"] == 2
+    again = json.loads(_cli(*base, "--method", "bnb", "--checkpoint", path).stdout)
+    assert again["nodes"] == 0 and again["resumed"] and again["objective"] == out["objective"]
+    bad = _cli("solve", "fs-linear", "--data", "wine", "--rows", "80", "--B", "3", "--json",
+               "--method", "bnb", "--checkpoint", path)
+    assert bad.returncode == 2 and bad.stdout == "" and "another problem" in bad.stderr
+    assert "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    other = _cli(*base, "--method", "kernel-search", "--workers", "2")
+    assert other.returncode == 2 and other.stdout == "" and "--workers" in other.stderr
+
+
+def test_estimators_take_workers_and_checkpoint(tmp_path):
+    from sparsekm.estimators import CardinalityLinearSVC, SparseMKLClassifier
+
+    p = PROBLEMS["fs-linear"]()
+    est = CardinalityLinearSVC(B=3, C=1.0, method="bnb", checkpoint=str(tmp_path / "e.ckpt"))
+    est.fit(p.X, p.y)
+    assert est.result_.extra["nodes"] >= 1 and (tmp_path / "e.ckpt").exists()
+    assert est.objective_ == pytest.approx(_enumerated("fs-linear"), rel=1e-6)
+    with pytest.raises(ValueError, match="does not search a tree"):
+        CardinalityLinearSVC(B=3, method="local-search", workers=2).fit(p.X, p.y)
+    with pytest.raises(ValueError, match="does not search a tree"):
+        SparseMKLClassifier(method="abr", checkpoint="x.ckpt").fit(p.X, p.y)

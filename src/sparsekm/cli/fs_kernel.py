@@ -43,7 +43,9 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     from sparsekm.solvers import SolverPlan
 
     params = dict(params)
-    method = registry.get(PROBLEM, "method", params.pop("method", "ls-star")).name
+    entry = registry.get(PROBLEM, "method", params.pop("method", "ls-star"))
+    method = entry.name
+    tree = c.tree_options(entry, params.pop("workers", 1), params.pop("checkpoint", None))
     starts, n_jobs = params.pop("starts", 1), params.pop("n_jobs", None)
     split = c.prepare(opts)
     problem = FSKernelProblem(split.train.X, split.train.y,
@@ -53,7 +55,7 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     own = registry.get(PROBLEM, "method", method).options
     if method == "enumerate" and n_jobs is not None:
         params["workers"] = n_jobs
-    options = {k: v for k, v in params.items() if k in own and v is not None}
+    options = {**{k: v for k, v in params.items() if k in own and v is not None}, **tree}
     t0 = time.perf_counter()
     res = solve_fs_kernel(problem, method, plan, starts=starts, seed=opts.seed, **options)
     res.time_s = time.perf_counter() - t0
@@ -102,12 +104,14 @@ def solve_fs_kernel_cmd(
         "--fast/--plain", help="LS, LS*, DecSubLight*: screen neighbours with certified "
         "bounds and warm-started SMO (same masks as --plain, which solves every one).")
     ] = D["fast"],
+    workers: c.WorkersOpt = 1, checkpoint: c.CheckpointOpt = None,
 ) -> None:
     """Kernel SVM feature selection with exactly B features (Paper A, problem (4))."""
     opts = c.RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size, train_rows)
     c.run_command(run, opts, json_out, method=method, kernel=kernel, B=B, C=C, gamma=gamma,
                 degree=degree, coef0=coef0, sense=sense, starts=starts, n_samples=samples,
-                sol_pool=sol_pool, opt_window=opt_window, n_jobs=n_jobs, fast=fast)
+                sol_pool=sol_pool, opt_window=opt_window, n_jobs=n_jobs, fast=fast,
+                workers=workers, checkpoint=checkpoint)
 
 
 def demo_section(ds: Any, quick: bool = False) -> list[str]:

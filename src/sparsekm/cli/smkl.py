@@ -19,6 +19,7 @@ from sparsekm import registry
 
 from .common import (
     DEFAULT_DATA,
+    CheckpointOpt,
     CLIError,
     COpt,
     DataOpt,
@@ -31,6 +32,7 @@ from .common import (
     SolverOpt,
     TestSizeOpt,
     TimeLimitOpt,
+    WorkersOpt,
     accuracy,
     payload_from,
     prepare,
@@ -38,6 +40,7 @@ from .common import (
     run_command,
     runner,
     solve_app,
+    tree_options,
 )
 
 DEMO_RANK = 30
@@ -95,17 +98,20 @@ def _plan(opts: RunOptions) -> Any:
 @runner("solve", "smkl")
 def run(opts: RunOptions, *, kernels: str = "paper10", k0: int = 2, C: float = 10.0,
         lam: float = 1.0, method: str = "abr", init: str = "random", starts: int = 1,
-        normalize: str = "none") -> dict[str, Any]:
+        normalize: str = "none", workers: int = 1, checkpoint: str | None = None
+        ) -> dict[str, Any]:
     """Sparse MKL (4) on ``opts.data`` with a registered method; the JSON payload."""
     entry = registry.get("smkl", "method", method)
+    tree = tree_options(entry, workers, checkpoint)
     split = prepare(opts)
     problem = _problem(split, kernels, k0, C, lam, normalize)
     given = {"init": init, "starts": starts, "seed": opts.seed}
     if init != "random" and "init" not in entry.options:
         raise CLIError(f"--init {init}: method {method} takes no start (use --method abr)")
-    res = entry(problem, _plan(opts), **{k: v for k, v in given.items() if k in entry.options})
+    res = entry(problem, _plan(opts), **{k: v for k, v in given.items() if k in entry.options},
+                **tree)
     params = {"kernels": kernels, "k0": k0, "C": C, "lam": lam, "init": init,
-              "starts": starts, "normalize": normalize, **opts.params()}
+              "starts": starts, "normalize": normalize, **tree, **opts.params()}
     return _payload(res, problem, split, "solve", method, params)
 
 
@@ -135,12 +141,13 @@ def solve_smkl_cmd(
         "--init", help="ABR start: random|" + registry.choices_help("smkl", "relaxation"))]
     = "random",
     starts: Annotated[int, typer.Option("--starts", help="Seeded random starts.")] = 1,
-    normalize: NormOpt = "none",
+    normalize: NormOpt = "none", workers: WorkersOpt = 1, checkpoint: CheckpointOpt = None,
 ) -> None:
     """Sparse multiple kernel learning, paper B eq. (4): at most k0 kernels."""
     opts = RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
     run_command(run, opts, json_out, kernels=kernels, k0=k0, C=C, lam=lam, method=method,
-                init=init, starts=starts, normalize=normalize)
+                init=init, starts=starts, normalize=normalize, workers=workers,
+                checkpoint=checkpoint)
 
 
 @relax_app.command("smkl")

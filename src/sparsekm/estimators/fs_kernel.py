@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sparsekm import registry
 
-from .base import BinaryClassifierMixin
+from .base import BinaryClassifierMixin, tree_options
 
 __all__ = ["CardinalityKernelSVC"]
 
@@ -64,6 +64,8 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
         LS, LS*, DecSubLight*: screen neighbours with certified bounds and warm-started SMO,
         solving only the masks that decide the search (same masks as ``fast=False``, which
         solves every visited mask; ``docs/fs_kernel_fast.md``). Ignored by other methods.
+    workers, checkpoint : method ``bnb``: worker processes, and a path that makes the search
+        resumable (the same fit with the same path resumes it).
 
     Attributes
     ----------
@@ -86,8 +88,8 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
                  C: float = D["C"], method: str = "ls-star", solver: str | None = None,
                  sense: str = D["sense"],
                  starts: int = 1, time_limit: float | None = None, random_state: int = 0,
-                 method_options: dict[str, Any] | None = None, fast: bool = D["fast"]
-                 ) -> None:
+                 method_options: dict[str, Any] | None = None, fast: bool = D["fast"],
+                 workers: int = 1, checkpoint: str | None = None) -> None:
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -102,6 +104,8 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
         self.random_state = random_state
         self.method_options = method_options
         self.fast = fast
+        self.workers = workers
+        self.checkpoint = checkpoint
 
     def fit(self, X: Any, y: Any) -> CardinalityKernelSVC:
         """Select ``B`` features and train the SVM on them."""
@@ -113,8 +117,9 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
         problem = FSKernelProblem(X, ypm, self.kernel, self.B, self.C, self.gamma, self.degree,
                                   self.coef0, self.sense)
         plan = SolverPlan(solver=self.solver, time_limit=self.time_limit)
-        own = registry.get("fs-kernel", "method", self.method).options
-        options = {"fast": self.fast} if "fast" in own else {}
+        entry = registry.get("fs-kernel", "method", self.method)
+        options = {"fast": self.fast} if "fast" in entry.options else {}
+        options.update(tree_options(entry, self.workers, self.checkpoint))
         options.update(self.method_options or {})
         res = solve_fs_kernel(problem, self.method, plan, starts=self.starts,
                               seed=self.random_state, **options)

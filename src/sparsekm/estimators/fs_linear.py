@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sparsekm import registry
 
-from .base import BinaryClassifierMixin
+from .base import BinaryClassifierMixin, tree_options
 
 D = registry.defaults("fs-linear")
 
@@ -38,6 +38,8 @@ class CardinalityLinearSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
     M, k, rho, s, strategy : method parameters (big-M; Local Search k; Kernel Search rho;
         exact s; upper-bound strategy of Algorithms 3/4); each method uses its own.
     subproblem_time_limit : seconds per Kernel Search subproblem (paper: 60).
+    workers, checkpoint : method ``bnb``: worker processes, and a path that makes the search
+        resumable (the same fit with the same path resumes it).
 
     Attributes
     ----------
@@ -51,7 +53,8 @@ log); objective_, lower_bound_, gap_;
                  solver: str | None = None, relax_solver: str | None = None,
                  time_limit: float | None = None, M: float | None = None, k: int = D["k"],
                  rho: int = D["rho"], s: int = D["s"], strategy: str = D["strategy"],
-                 subproblem_time_limit: float | None = 60.0) -> None:
+                 subproblem_time_limit: float | None = 60.0, workers: int = 1,
+                 checkpoint: str | None = None) -> None:
         self.B = B
         self.C = C
         self.method = method
@@ -64,6 +67,8 @@ log); objective_, lower_bound_, gap_;
         self.s = s
         self.strategy = strategy
         self.subproblem_time_limit = subproblem_time_limit
+        self.workers = workers
+        self.checkpoint = checkpoint
 
     def fit(self, X: Any, y: Any) -> CardinalityLinearSVC:
         """Solve FS-SVM (2) on (X, y); y may hold any two labels."""
@@ -82,6 +87,7 @@ log); objective_, lower_bound_, gap_;
         given = {"k": self.k, "rho": self.rho, "s": self.s, "strategy": self.strategy,
                  "M": self.M}
         opts = {k: v for k, v in given.items() if k in entry.options}
+        opts.update(tree_options(entry, self.workers, self.checkpoint))
         res = solve_fs_linear(FSLinearProblem(X, ypm, B=int(B), C=float(self.C)), entry.name,
                               plan, **opts)
         self.result_ = res

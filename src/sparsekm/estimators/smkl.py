@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .base import BinaryClassifierMixin
+from .base import BinaryClassifierMixin, tree_options
 
 __all__ = ["SparseMKLClassifier"]
 
@@ -44,6 +44,10 @@ class SparseMKLClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator)
         Seed of every random choice (None means 0).
     normalize : None or "trace"
         Trace-normalize the base kernels.
+    workers : int
+        ``exact``: worker processes of the branch and bound (1: this process).
+    checkpoint : str, optional
+        ``exact``: a path that makes the search resumable (the same fit resumes it).
 
     Attributes
     ----------
@@ -59,7 +63,8 @@ class SparseMKLClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator)
     def __init__(self, kernels: Any = "paper10", k0: int = 2, C: float = 10.0,
                  lam: float = 1.0, method: str = "abr", init: str = "random", starts: int = 1,
                  solver: str | None = None, time_limit: float | None = None,
-                 random_state: int | None = None, normalize: str | None = None) -> None:
+                 random_state: int | None = None, normalize: str | None = None,
+                 workers: int = 1, checkpoint: str | None = None) -> None:
         self.kernels = kernels
         self.k0 = k0
         self.C = C
@@ -71,6 +76,8 @@ class SparseMKLClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator)
         self.time_limit = time_limit
         self.random_state = random_state
         self.normalize = normalize
+        self.workers = workers
+        self.checkpoint = checkpoint
 
     def fit(self, X: Any, y: Any) -> SparseMKLClassifier:
         """Choose the kernel weights with ``method`` and train the SVM on K(beta)."""
@@ -85,7 +92,8 @@ class SparseMKLClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator)
                           time_limit=self.time_limit)
         seed = 0 if self.random_state is None else int(self.random_state)
         opts = {"init": self.init, "starts": self.starts, "seed": seed}
-        res = entry(problem, plan, **{k: v for k, v in opts.items() if k in entry.options})
+        opts = {k: v for k, v in opts.items() if k in entry.options}
+        res = entry(problem, plan, **opts, **tree_options(entry, self.workers, self.checkpoint))
         self.result_ = res
         self.kernels_ = list(problem.labels)
         self.weights_ = np.asarray(res.values["beta"], dtype=float)
