@@ -146,19 +146,14 @@ def _nodes_saved(path: Path) -> int:
     return int(meta["nodes_total"])
 
 
-@pytest.mark.parametrize("name", ["fs-linear", "fs-kernel", "smkl"])
-def test_kill_9_then_resume_certifies_the_enumerated_optimum(name, tmp_path):
-    """A search killed with SIGKILL after a few nodes resumes from its checkpoint (root phase
-    not redone, the nodes done before counted) and certifies the enumerated optimum."""
-    path = tmp_path / f"{name}.ckpt"
-    module, cls = MODULE[name]
-    code = CHILD.format(instances=INSTANCES, module=module, cls=cls, name=name,
-                        name_fn=name.replace("-", "_"))
+def _kill_after_two_nodes(code: str, path: Path, watch: Path) -> None:
+    """Run ``code`` (a search checkpointing to ``path``) in a child process and SIGKILL it
+    once the checkpoint ``watch`` holds two bounded nodes."""
     child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), str(path)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         t0 = time.monotonic()
-        while _nodes_saved(path) < 2:
+        while _nodes_saved(watch) < 2:
             assert child.poll() is None, child.stderr.read().decode()[-2000:]
             assert time.monotonic() - t0 < 240, "the child never checkpointed 2 nodes"
             time.sleep(0.02)
@@ -169,6 +164,17 @@ def test_kill_9_then_resume_certifies_the_enumerated_optimum(name, tmp_path):
             child.kill()
             child.wait()
     assert child.returncode == -signal.SIGKILL
+
+
+@pytest.mark.parametrize("name", ["fs-linear", "fs-kernel", "smkl"])
+def test_kill_9_then_resume_certifies_the_enumerated_optimum(name, tmp_path):
+    """A search killed with SIGKILL after a few nodes resumes from its checkpoint (root phase
+    not redone, the nodes done before counted) and certifies the enumerated optimum."""
+    path = tmp_path / f"{name}.ckpt"
+    module, cls = MODULE[name]
+    code = CHILD.format(instances=INSTANCES, module=module, cls=cls, name=name,
+                        name_fn=name.replace("-", "_"))
+    _kill_after_two_nodes(code, path, path)
     before = _nodes_saved(path)
     meta, groups, _ = checkpoint.load(path)
     assert meta["fingerprint"] and len(groups["nodes"]) > 0      # killed with open nodes
@@ -191,21 +197,8 @@ def test_kill_9_in_the_root_phase_resumes_its_stages(tmp_path):
     code = CHILD.format(instances=INSTANCES, module=module, cls=cls, name="fs-linear",
                         name_fn="fs_linear").replace('**OPTIONS["fs-linear"]',
                                                      'root_search="local-bnb", k=2')
-    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), str(path)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     sub = Path(f"{path}.local-bnb")
-    try:
-        t0 = time.monotonic()
-        while _nodes_saved(sub) < 2:
-            assert child.poll() is None, child.stderr.read().decode()[-2000:]
-            assert time.monotonic() - t0 < 240, "the sub-search never checkpointed 2 nodes"
-            time.sleep(0.02)
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait(timeout=30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+    _kill_after_two_nodes(code, path, sub)
     meta, _, _ = checkpoint.load(path)
     assert not meta["root_done"] and meta["stages"] == ["relaxation", "top-B"]
     res = registry.get("fs-linear", "method", "bnb").run(PROBLEMS["fs-linear"](), SolverPlan(),

@@ -183,9 +183,11 @@ class RootContext:
 
 
 def _local_bnb(ctx: RootContext, order: np.ndarray) -> list[list[int]]:
-    """Algorithm 1's restricted problem on the 2B + k best-ranked features, solved by bnb."""
-    from .bnb import bnb
+    """Algorithm 1's restricted problem on the 2B + k best-ranked features, solved by bnb
+    (through the registry: this module is bnb's, so it does not import it back)."""
+    from sparsekm import registry
 
+    bnb = registry.get("fs-linear", "method", "bnb")
     p = ctx.problem
     K = np.sort(order[:min(p.n, 2 * p.B + ctx.search.k)])
     if K.size <= p.B:
