@@ -272,26 +272,34 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_cli_workers_and_checkpoint(tmp_path):
-    """`solve fs-linear --method bnb --workers 2 --checkpoint PATH --json`: one JSON object
-    with nodes / open_nodes / workers and the node solver; the same command resumes (nothing
-    left: 0 nodes); another problem on that path, or --workers on a method without a tree,
-    exits 2 with one line and an empty stdout."""
+    """`solve fs-linear --method bnb --workers 2 --checkpoint PATH --json` (a real process):
+    one JSON object with nodes / open_nodes / workers and the node solver; the same command
+    resumes (nothing left: 0 nodes); another problem on that path, or --workers on a method
+    without a tree, exits 2 with one line on stderr and nothing on stdout."""
+    from typer.testing import CliRunner
+
+    from sparsekm.cli.app import app
+
     path = str(tmp_path / "cli.ckpt")
-    base = ["solve", "fs-linear", "--data", "wine", "--rows", "80", "--B", "2", "--json"]
-    r = _cli(*base, "--method", "bnb", "--workers", "2", "--checkpoint", path)
+    base = ["solve", "fs-linear", "--data", "wine", "--rows", "80", "--json"]
+    r = _cli(*base, "--B", "2", "--method", "bnb", "--workers", "2", "--checkpoint", path)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["status"] == "optimal" and out["solver"] == "native-ipm"
     assert isinstance(out["nodes"], int) and out["nodes"] >= 1
     assert out["open_nodes"] == 0 and out["workers"] == 2
-    again = json.loads(_cli(*base, "--method", "bnb", "--checkpoint", path).stdout)
+    runner = CliRunner()
+    again = runner.invoke(app, [*base, "--B", "2", "--method", "bnb", "--checkpoint", path])
+    assert again.exit_code == 0, again.output
+    again = json.loads(again.stdout)
     assert again["nodes"] == 0 and again["resumed"] and again["objective"] == out["objective"]
-    bad = _cli("solve", "fs-linear", "--data", "wine", "--rows", "80", "--B", "3", "--json",
-               "--method", "bnb", "--checkpoint", path)
-    assert bad.returncode == 2 and bad.stdout == "" and "another problem" in bad.stderr
-    assert "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
-    other = _cli(*base, "--method", "kernel-search", "--workers", "2")
-    assert other.returncode == 2 and other.stdout == "" and "--workers" in other.stderr
+    for args, words in ((["--B", "3", "--method", "bnb", "--checkpoint", path],
+                         "another problem"),
+                        (["--B", "2", "--method", "kernel-search", "--workers", "2"],
+                         "--workers applies to the tree-search methods")):
+        bad = runner.invoke(app, [*base, *args])
+        assert bad.exit_code == 2 and bad.stdout == "" and words in bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1
 
 
 def test_estimators_take_workers_and_checkpoint(tmp_path):
