@@ -205,8 +205,10 @@ def _model(rep: dict, workers: int, t1: float, d_node: float) -> dict:
     """The model at ``workers`` from a replay; ``d_node``: the driver's CPU per node when it
     ships nodes to processes (measured on 2 workers: pickling and pipes included)."""
     root = rep["root_serial_cpu"] + (rep["root_cpu"] - rep["root_serial_cpu"]) / workers
-    tw = simulate(rep["schedule"], workers, root, d_node)
-    serial_root = simulate(rep["schedule"], workers, rep["root_cpu"], d_node)
+    busy = d_node * rep["nodes"]          # the driver is one server: it bounds the tree phase
+    tw = max(simulate(rep["schedule"], workers, root, d_node), root + busy)
+    serial_root = max(simulate(rep["schedule"], workers, rep["root_cpu"], d_node),
+                      rep["root_cpu"] + busy)
     tasks = sum(sum(c) for _, c in rep["schedule"])
     driver = d_node * rep["nodes"]
     return {"W": workers, "nodes": rep["nodes"], "T_W": tw, "efficiency": t1 / (workers * tw),
