@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sparsekm import registry
 
-from .base import BinaryClassifierMixin, tree_options
+from .base import BinaryClassifierMixin, check_solvers, method_kwargs, tree_options
 
 __all__ = ["CardinalityKernelSVC"]
 
@@ -64,8 +64,6 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
         LS, LS*, DecSubLight*: screen neighbours with certified bounds and warm-started SMO,
         solving only the masks that decide the search (same masks as ``fast=False``, which
         solves every visited mask; ``docs/fs_kernel_fast.md``). Ignored by other methods.
-    workers, checkpoint : method ``bnb``: worker processes, and a path that makes the search
-        resumable (the same fit with the same path resumes it).
 
     Attributes
     ----------
@@ -113,14 +111,14 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
         from sparsekm.models.fs_kernel import FSKernelProblem
         from sparsekm.solvers import SolverPlan
 
+        entry, options = method_kwargs("fs-kernel", self.method, {"fast": self.fast},
+                                       self.method_options)
+        options.update(tree_options(entry, self.workers, self.checkpoint))
+        check_solvers(solver=self.solver)
         X, ypm = self._binary_targets(X, y)
         problem = FSKernelProblem(X, ypm, self.kernel, self.B, self.C, self.gamma, self.degree,
                                   self.coef0, self.sense)
         plan = SolverPlan(solver=self.solver, time_limit=self.time_limit)
-        entry = registry.get("fs-kernel", "method", self.method)
-        options = {"fast": self.fast} if "fast" in entry.options else {}
-        options.update(tree_options(entry, self.workers, self.checkpoint))
-        options.update(self.method_options or {})
         res = solve_fs_kernel(problem, self.method, plan, starts=self.starts,
                               seed=self.random_state, **options)
         self.result_ = res
