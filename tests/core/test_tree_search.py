@@ -128,7 +128,7 @@ mod.SearchOptions = lambda **kw: orig(**{{**kw, "checkpoint_every": 0.02}})
 cls = getattr(mod, "{cls}")
 process = cls.process
 def slow(self, *args):
-    time.sleep(0.25)            # slow nodes, so the kill lands mid-search
+    time.sleep(0.5)             # slow nodes, so the kill lands mid-search
     return process(self, *args)
 cls.process = slow
 from sparsekm import registry
