@@ -27,7 +27,7 @@ The relaxed selection is v_j = z_j0 + z_j1 (the cone multipliers), in [0, 1].
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg as sla
@@ -36,6 +36,7 @@ __all__ = ["PerspectiveDualSolution", "solve_perspective_dual"]
 
 MSPACE_MAX = 400      # factorise H densely in m up to this many samples
 STALL = 2             # iterations without progress before stopping
+REFINE = 1           # iterative-refinement steps per KKT solve
 SPLIT_RATIO = 1e-2    # sample i stays in the dense block when D_i < SPLIT_RATIO * (Q w Q')_ii
 _J = np.array([1.0, -1.0, -1.0])
 
@@ -43,7 +44,9 @@ _J = np.array([1.0, -1.0, -1.0])
 @dataclass
 class PerspectiveDualSolution:
     """alpha (m), tau, v (p, relaxed selection on W), iterations, status ("optimal" |
-    "inaccurate") and the final relative gap."""
+    "inaccurate"), the final relative gap, and the primal hyperplane of the relaxation,
+    w (p, on W: w_j = v_j s_j at the optimum) and b: sample i has margin
+    y_i (x_i'w + x_i,F1'(X_F1' Y alpha) + b), 1 on the free multipliers."""
 
     alpha: np.ndarray
     tau: float
@@ -51,6 +54,8 @@ class PerspectiveDualSolution:
     iterations: int
     status: str
     gap: float
+    w: np.ndarray
+    b: float
 
 
 @dataclass
@@ -166,21 +171,50 @@ def _max_step(pt_l: np.ndarray, dl: np.ndarray, pt_q: np.ndarray, dq: np.ndarray
 
 @dataclass
 class _Scaling:
-    """Nesterov-Todd scaling: linear part W = diag(wl); cone j: W_j = beta_j (2 v v' - J)."""
+    """Nesterov-Todd scaling: linear part W = diag(wl); cone j: W_j = beta_j (2 v v' - J)
+    with v'Jv = 1. W_j is applied in its eigenbasis, e+ = (1, n)/sqrt2 (eigenvalue
+    beta r^2), e- = (1, -n)/sqrt2 (beta / r^2) and u = (0, n_perp) (beta), where
+    r = v0 + |v1| and n = v1 / |v1|: every eigen-component keeps its relative precision,
+    whereas the explicit matrices lose the small eigenvalues once r^4 eps ~ 1 (measured:
+    the Newton step's cone residual reached 1e-2 relative at r ~ 80, relative gap 6e-6)."""
 
     wl: np.ndarray
     beta: np.ndarray
     v: np.ndarray
     lam_l: np.ndarray
     lam_q: np.ndarray
+    E: np.ndarray = field(init=False, repr=False)     # p x 3 x 3, rows e+, e-, u
+    r2: np.ndarray = field(init=False, repr=False)    # r^2
+
+    def __post_init__(self) -> None:
+        v1 = self.v[:, 1:]
+        nv = np.linalg.norm(v1, axis=1)
+        ok = nv > 0
+        n = np.where(ok[:, None], v1 / np.where(ok, nv, 1.0)[:, None], [1.0, 0.0])
+        h = np.sqrt(0.5)
+        E = np.zeros((n.shape[0], 3, 3))
+        E[:, 0, 0], E[:, 0, 1:] = h, h * n
+        E[:, 1, 0], E[:, 1, 1:] = h, -h * n
+        E[:, 2, 1], E[:, 2, 2] = -n[:, 1], n[:, 0]
+        self.E, self.r2 = E, (self.v[:, 0] + nv) ** 2
+
+    def eig_scale(self, power: int) -> np.ndarray:
+        """The eigenvalues of W_j^power per cone (p x 3), in the order e+, e-, u."""
+        r2p = self.r2 ** power
+        return self.beta[:, None] ** power * np.column_stack([r2p, 1.0 / r2p,
+                                                              np.ones_like(r2p)])
+
+    def coords(self, xq: np.ndarray) -> np.ndarray:
+        """Coordinates of x_j in the eigenbasis of W_j."""
+        return np.einsum("pij,pj->pi", self.E, xq)
+
+    def power(self, xq: np.ndarray, k: int) -> np.ndarray:
+        """W_j^k x_j for every cone (k = 1: W, -1: W^-1, -2: (W'W)^-1, 2: W'W)."""
+        return np.einsum("pij,pi->pj", self.E, self.eig_scale(k) * self.coords(xq))
 
     def apply(self, xq: np.ndarray, inverse: bool = False) -> np.ndarray:
         """W_j x_j (or W_j^{-1} x_j) for every cone."""
-        if inverse:
-            jv = self.v * _J
-            return (2 * jv * np.einsum("ij,ij->i", jv, xq)[:, None] - xq * _J) / self.beta[:, None]
-        return self.beta[:, None] * (2 * self.v * np.einsum("ij,ij->i", self.v, xq)[:, None]
-                                     - xq * _J)
+        return self.power(xq, -1 if inverse else 1)
 
 
 def _scaling(sl: np.ndarray, zl: np.ndarray, sq: np.ndarray, zq: np.ndarray) -> _Scaling:
@@ -291,15 +325,15 @@ class _KKT:
         m = d.m
         self.d, self.sc = d, sc
         self.il = 1.0 / sc.wl ** 2                                  # (W'W)^{-1}, linear part
-        jv = sc.v * _J
-        Wi = (2 * jv[:, :, None] * jv[:, None, :] - np.diag(_J)[None]) / sc.beta[:, None, None]
-        self.M = Wi @ Wi                                             # (W_j'W_j)^{-1}
-        # W_j^-1 G_j x = -(f_j zeta + g_j eta), zeta = tau + t_j, eta = q_j'alpha: the cone's
-        # Hessian block is a zeta^2 + 2 b zeta eta + c eta^2 with a = |f|^2, b = f'g,
-        # c = |g|^2; eliminating t_j leaves w_j eta^2, written without cancellation as
-        # |g - (b/a) f|^2 + b^2 delta / (a (delta + a)) (delta: t_j's own barrier weight).
-        f = 0.5 * (Wi[:, :, 0] + Wi[:, :, 1])
-        g = Wi[:, :, 2]
+        # W_j^-1 of the cone columns of G, (1/2, 1/2, 0) (zeta) and (0, 0, 1) (eta), in the
+        # eigenbasis of W_j (orthonormal: inner products are those of the vectors)
+        n1, n2 = sc.E[:, 2, 2], -sc.E[:, 2, 1]
+        one_m = np.where(n1 >= 0, n2 * n2 / (1.0 + np.abs(n1)), 1.0 - n1)   # 1 - n1
+        one_p = np.where(n1 < 0, n2 * n2 / (1.0 + np.abs(n1)), 1.0 + n1)    # 1 + n1
+        h = np.sqrt(0.5)
+        sinv = sc.eig_scale(-1)
+        f = sinv * np.column_stack([0.5 * h * one_p, 0.5 * h * one_m, -0.5 * n2])
+        g = sinv * np.column_stack([h * n2, -h * n2, n1])
         self.ca = np.einsum("ij,ij->i", f, f)
         self.cb = np.einsum("ij,ij->i", f, g)
         delta = self.il[2 * m + 1:]
@@ -328,9 +362,37 @@ class _KKT:
     def solve(self, bx: tuple[np.ndarray, float, np.ndarray], by: float, bzl: np.ndarray,
               bzq: np.ndarray) -> tuple[tuple[np.ndarray, float, np.ndarray], float,
                                         np.ndarray, np.ndarray]:
+        """The reduced solve plus REFINE steps of iterative refinement on the full
+        (unreduced) system, as CVXOPT's coneqp does with second-order cones."""
+        dx, dy, dzl, dzq = self._solve(bx, by, bzl, bzq)
+        for _ in range(REFINE):
+            rx, ry, rzl, rzq = self._residual(bx, by, bzl, bzq, dx, dy, dzl, dzq)
+            ex, ey, ezl, ezq = self._solve(rx, ry, rzl, rzq)
+            dx = (dx[0] + ex[0], dx[1] + ex[1], dx[2] + ex[2])
+            dy, dzl, dzq = dy + ey, dzl + ezl, dzq + ezq
+        return dx, dy, dzl, dzq
+
+    def _residual(self, bx: tuple[np.ndarray, float, np.ndarray], by: float, bzl: np.ndarray,
+                  bzq: np.ndarray, dx: tuple[np.ndarray, float, np.ndarray], dy: float,
+                  dzl: np.ndarray, dzq: np.ndarray,
+                  ) -> tuple[tuple[np.ndarray, float, np.ndarray], float, np.ndarray,
+                             np.ndarray]:
+        """b - K (dx, dy, dz) for the full KKT matrix K of this scaling."""
+        d, sc = self.d, self.sc
+        ga, gt, gtt = _gtz(d, dzl, dzq)
+        Pa = d.QF @ (dx[0] @ d.QF) if d.QF.shape[1] else 0.0
+        rx = (bx[0] - Pa - dy * d.y - ga, bx[1] - gt, bx[2] - gtt)
+        gl, gq = _gx(d, *dx)
+        rzl = bzl - gl + sc.wl ** 2 * dzl
+        rzq = bzq - gq + sc.power(dzq, 2)
+        return rx, by - float(d.y @ dx[0]), rzl, rzq
+
+    def _solve(self, bx: tuple[np.ndarray, float, np.ndarray], by: float, bzl: np.ndarray,
+               bzq: np.ndarray) -> tuple[tuple[np.ndarray, float, np.ndarray], float,
+                                         np.ndarray, np.ndarray]:
         d = self.d
         ul = self.il * bzl
-        uq = np.einsum("pij,pj->pi", self.M, bzq)
+        uq = self.sc.power(bzq, -2)
         ga, gt, gtt = _gtz(d, ul, uq)
         ra, rt, rtt = bx[0] + ga, bx[1] + gt, bx[2] + gtt
         ra2 = ra - d.Q @ (self.cb * rtt / self.e)
@@ -342,7 +404,7 @@ class _KKT:
         dt = (rtt - self.ca * dtau - self.cb * (da @ d.Q)) / self.e
         gl, gq = _gx(d, da, dtau, dt)
         dzl = self.il * (gl - bzl)
-        dzq = np.einsum("pij,pj->pi", self.M, gq - bzq)
+        dzq = self.sc.power(gq - bzq, -2)
         return (da, float(dtau), dt), float(dyy), dzl, dzq
 
 
@@ -426,7 +488,7 @@ def solve_perspective_dual(Q: np.ndarray, y: np.ndarray, C: float, k: int, *,
     resx0 = max(1.0, np.sqrt(m + 0.25 * d.k ** 2 + 0.25 * p))
     resz0 = max(1.0, float(np.sqrt(hl @ hl + np.sum(hq * hq))))
     status, it, relgap = "inaccurate", 0, np.inf
-    best: tuple[float, np.ndarray, float, np.ndarray] | None = None
+    best: tuple[float, np.ndarray, float, np.ndarray, float] | None = None
     stall = 0
     while it < max_iter:
         it += 1
@@ -444,7 +506,7 @@ def solve_perspective_dual(Q: np.ndarray, y: np.ndarray, C: float, k: int, *,
             break
         merit = max(relgap, pres, dres)
         if best is None or merit < best[0]:
-            best, stall = (merit, pt.a.copy(), pt.tau, pt.zq.copy()), 0
+            best, stall = (merit, pt.a.copy(), pt.tau, pt.zq.copy(), pt.yy), 0
         elif merit < 1e-5:    # past the attainable accuracy (relative gap ~1e-7 .. 1e-9)
             stall += 1
             if stall >= STALL:
@@ -476,8 +538,9 @@ def solve_perspective_dual(Q: np.ndarray, y: np.ndarray, C: float, k: int, *,
         sc = _update_scaling(sc, sc.lam_l + step * dsl_, sc.lam_l + step * dzl_,
                              sc.lam_q + step * dsq_, sc.lam_q + step * dzq_)
     if best is not None:
-        relgap, a, tau, zq = best
+        relgap, a, tau, zq, yy = best
     else:
-        a, tau, zq = pt.a, pt.tau, pt.zq
+        a, tau, zq, yy = pt.a, pt.tau, pt.zq, pt.yy
     v = np.clip(zq[:, 0] + zq[:, 1], 0.0, 1.0)
-    return PerspectiveDualSolution(gamma * a, gamma * float(tau), v, it, status, float(relgap))
+    return PerspectiveDualSolution(gamma * a, gamma * float(tau), v, it, status, float(relgap),
+                                   -rg * zq[:, 2], float(yy))
