@@ -55,7 +55,6 @@ MARGIN_SLACK = 1.05  # with violators, samples of margin below this enter
 FEAT_SLACK = 0.9     # with violators, features with s_j^2 above this x the threshold enter
 ROUNDS = 20          # working-set rounds of the native path
 ROWS_START = 300     # samples of the first round when m > 2 ROWS_START (seeded, both classes)
-NATIVE_AUTO_MAX_M = 400   # "auto" uses the native path up to this many samples
 PERSPECTIVE_METHODS = ("auto", "ipm", "cvxpy")
 
 
@@ -145,23 +144,29 @@ def native_perspective_dual(problem: FSLinearProblem, *, extra: int = 50,
 @register("fs-linear", "relaxation", "perspective-dual", paper="D",
           ref="dual of (13), Lemma 4.3 + Theorem 3.6", problem_class="SOCP")
 def perspective_dual(problem: FSLinearProblem, plan: SolverPlan, *,
-                     method: str = "auto") -> Result:
+                     method: str = "auto", blas_threads: int = 1) -> Result:
     """DSCoP (13)'s bound from its dual in m variables, certified at the solver's alpha.
 
-    ``method="ipm"``: the native interior-point method (:func:`native_perspective_dual`);
-    ``"cvxpy"``: a CVXPY model for the plan's relaxation solver; ``"auto"`` (default): the
-    native method when no solver is named and m <= NATIVE_AUTO_MAX_M (the microarray sets,
-    where it measured 10-20x faster than DSCoP by Clarabel with the same bound), else CVXPY
-    (on mfeat / madelon / arrhythmia the native method is not faster yet and on mfeat it
-    stops 1e-6 short of the optimum: see docs/fs_linear_certify.md).
+    ``method="ipm"``: the native interior-point method with working sets of samples and
+    features (:func:`native_perspective_dual`); ``"cvxpy"``: a CVXPY model for the plan's
+    relaxation solver; ``"auto"`` (default): the native method unless a solver is named
+    (measured 10-60x faster than DSCoP by Clarabel with the same bound on the Table-6 sets:
+    benchmarks/results/fs_linear_perspective.md). The native method runs with
+    ``blas_threads`` BLAS threads (default 1: with two OpenBLAS threads on the loaded 2-core
+    machine madelon took 43-57 s instead of 4.7 s; on an idle machine two threads gain at
+    most 2x on its matrix products).
     """
-    import cvxpy as cp
-
     if method not in PERSPECTIVE_METHODS:
         raise ValueError(f"method={method!r}: use one of {', '.join(PERSPECTIVE_METHODS)}")
-    if method == "ipm" or (method == "auto" and plan.relax_solver is None
-                           and problem.m <= NATIVE_AUTO_MAX_M):
-        return native_perspective_dual(problem)
+    if blas_threads < 1:
+        raise ValueError(f"blas_threads={blas_threads}: use a positive number of threads")
+    if method == "ipm" or (method == "auto" and plan.relax_solver is None):
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=blas_threads, user_api="blas"):
+            return native_perspective_dual(problem)
+    import cvxpy as cp
+
     p = problem
     alpha = cp.Variable(p.m, name="alpha")
     s = p.X.T @ cp.multiply(alpha, p.y)
