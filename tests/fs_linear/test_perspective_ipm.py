@@ -95,3 +95,15 @@ def test_sample_working_set_equals_dscop() -> None:
     assert nat.extra["rounds"] >= 2
     d = solve_relaxation(p, "dscop", SolverPlan(relax_solver="clarabel"))
     assert math.isclose(nat.bound, d.bound, rel_tol=1e-6)
+
+
+def test_node_bound_large_m_equals_clarabel() -> None:
+    """m > NATIVE_MAX_M: solve_node's default (the structured interior point, with a feature
+    fixed in) gives Clarabel's node bound (1e-6 relative)."""
+    from sparsekm.relaxations.fs_linear.node import NATIVE_MAX_M
+
+    p = _problem(6, NATIVE_MAX_M + 50, 15, 4, 1.0)
+    F1, free = np.arange(1), np.arange(1, p.n)
+    mine = solve_node(p, SolverPlan(), F1, free, 3)
+    ref = solve_node(p, SolverPlan(relax_solver="clarabel"), F1, free, 3)
+    assert math.isclose(mine.bound, ref.bound, rel_tol=1e-6)
