@@ -295,9 +295,11 @@ class _HSolver:
         rowsq = np.einsum("ij,ij->i", Qa, Qa)
         F = rowsq * SPLIT_RATIO > D
         self.F, self.B = np.flatnonzero(F), np.flatnonzero(~F)
-        self.DF, self.DBi = D[self.F], 1.0 / D[self.B]
-        self.QF, self.QB = Qa[self.F], Qa[self.B]
-        M = _gram(self.QB * np.sqrt(self.DBi)[:, None])
+        self.DF, self.sdb = D[self.F], 1.0 / np.sqrt(D[self.B])
+        self.QF = Qa[self.F]
+        self.QB = Qa[self.B]                       # scaled in place: D_B^-1/2 Q_B
+        self.QB *= self.sdb[:, None]
+        M = _gram(self.QB)
         M[np.diag_indices(pa)] += 1.0
         self.LM = sla.cho_factor(M, lower=True, check_finite=False)
         self.LS = None
@@ -314,14 +316,14 @@ class _HSolver:
         one = r.ndim == 1
         R = r[:, None] if one else r
         rF, rB = R[self.F], R[self.B]
-        dbi = self.DBi[:, None]
-        u = self.QB.T @ (rB * dbi)
+        sdb = self.sdb[:, None]                    # D_B^-1/2; QB holds D_B^-1/2 Q_B
+        u = self.QB.T @ (rB * sdb)
         xF = np.zeros((self.F.size, R.shape[1]))
         if self.F.size:
             xF = sla.cho_solve(self.LS, rF - self.QF @ sla.cho_solve(self.LM, u,
                                check_finite=False), check_finite=False)
-        w = (rB - self.QB @ (self.QF.T @ xF)) * dbi
-        xB = w - dbi * (self.QB @ sla.cho_solve(self.LM, self.QB.T @ w, check_finite=False))
+        w = rB * sdb - self.QB @ (self.QF.T @ xF)
+        xB = sdb * (w - self.QB @ sla.cho_solve(self.LM, self.QB.T @ w, check_finite=False))
         out = np.empty_like(R)
         out[self.F], out[self.B] = xF, xB
         return out[:, 0] if one else out
@@ -361,10 +363,11 @@ class _KKT:
         rest = np.where(pos, self.ca * delta / self.e * gpp / np.where(pos, w, 1.0),
                         self.ca * delta / self.e)
         kappa = self.il[2 * m] + float(rest.sum())
-        Qw = d.Q * np.sqrt(w)
-        Qa = Qw if not d.QF.shape[1] else np.hstack([Qw, d.QF])
-        row = np.concatenate([phi, np.zeros(d.QF.shape[1])])
-        self.H = _HSolver(np.append(D, kappa), np.vstack([Qa, row]))
+        Qa = np.empty((m + 1, d.p + d.QF.shape[1]))       # [Q sqrt(w), QF; phi', 0]: one pass
+        np.multiply(d.Q, np.sqrt(w), out=Qa[:m, :d.p])
+        Qa[:m, d.p:] = d.QF
+        Qa[m, :d.p], Qa[m, d.p:] = phi, 0.0
+        self.H = _HSolver(np.append(D, kappa), Qa)
         self.yext = np.append(d.y, 0.0)
         self.uy = self.H.solve(self.yext)
         self.syy = float(self.yext @ self.uy)
