@@ -207,12 +207,21 @@ def _strategy(name: str) -> Callable[[RootContext, np.ndarray], list[list[int]]]
     return run
 
 
+def _fast(ctx: RootContext, order: np.ndarray) -> list[list[int]]:
+    """The registered ``fast`` method (issue 23: iterated native swap search) on the problem."""
+    from sparsekm import registry
+
+    h = registry.get("fs-linear", "method", "fast")(ctx.problem, ctx.sub_plan())
+    return [list(h.selected)] if h.has_solution and h.selected is not None else []
+
+
 # name -> (ctx, order or ranking) -> candidate supports; "ranking" heuristics get u, the others
-# the order of the features by u
+# the order of the features by u. The default of bnb's root_search is one word of its signature.
 ROOT_HEURISTICS: dict[str, tuple[str, Callable[[RootContext, np.ndarray], list[list[int]]]]] = {
     "local-bnb": ("order", _local_bnb),
     "local-search": ("ranking", _strategy("local-search")),
     "kernel-search": ("ranking", _strategy("kernel-search")),
+    "fast": ("order", _fast),
 }
 ROOT_SEARCHES = (*ROOT_HEURISTICS, "none")
 

@@ -417,9 +417,9 @@ class _Driver:
 def _one_blas_thread() -> Iterator[None]:
     """One BLAS thread in the driver, as in the workers: small products run fastest so on a
     shared machine, and every process then computes bit-identical values."""
-    from threadpoolctl import threadpool_limits
+    from sparsekm.parallel import _blas_controller
 
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _blas_controller().limit(limits=1, user_api="blas"):
         yield
 
 
