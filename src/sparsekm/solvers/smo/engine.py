@@ -244,13 +244,11 @@ def smo_solve(ks, st, opts, out, ws):
     R = comp[3] if state[COMPACT] else full_rows
     gmax, gmin, qi, qj = violation(work_set[0], work_set[1], work_set[3])
     while True:
-        if every > 0:
-            state[1] -= 1
-            if state[1] <= 0:
-                state[1] = min(m, every)
-                gmax, gmin, qi, qj = shrink(ks, st, ws, loss, tol)
-                work_set = work(st, ws)
-                R = comp[3] if state[COMPACT] else full_rows
+        if every > 0 and state[1] <= 0:  # counted in steps: chunked calls shrink alike
+            state[1] = min(m, every)
+            gmax, gmin, qi, qj = shrink(ks, st, ws, loss, tol)
+            work_set = work(st, ws)
+            R = comp[3] if state[COMPACT] else full_rows
         if qi < 0 or qj < 0 or gmax - gmin <= tol:
             if work_set[3] == m:
                 converged = 1
@@ -263,7 +261,7 @@ def smo_solve(ks, st, opts, out, ws):
             if qi < 0 or qj < 0 or gmax - gmin <= tol:
                 converged = 1
                 break
-            state[1] = 1  # shrink again before the next step
+            state[1] = 0  # shrink again before the next step
             state[6] += 1
             continue
         if it >= max_iter:
@@ -322,6 +320,7 @@ def smo_solve(ks, st, opts, out, ws):
         d = ((alpha[i] - ai_old) * y[i], (alpha[j] - aj_old) * y[j])
         gmax, gmin, qi, qj = update_v(work_set, (R, si, sj), d)
         it += 1
+        state[1] -= 1
     if work_set[3] < m:
         sync(ks, st, ws, loss)
         gmax, gmin, qi, qj = violation(v, flags, m)
