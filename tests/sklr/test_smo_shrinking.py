@@ -12,6 +12,7 @@ from sparsekm.solvers.smo import (
     KernelSource,
     Logistic,
     SMOOptions,
+    SVMDualOptions,
     dual_gradient,
     solve_kernel_dual,
     solve_svm_dual,
@@ -53,7 +54,7 @@ def test_the_whole_set_check_before_the_stop_catches_shrunk_violators():
     assert res.extra["kkt_violation"] == pytest.approx(kkt_violation(K, y, res.alpha, C),
                                                        abs=1e-9)
     np.testing.assert_allclose(res.grad, y * (K @ (res.alpha * y)) - 1.0, atol=1e-9)
-    ref = solve_svm_dual(K, y, C, tol=1e-10, backend="libsvm")
+    ref = solve_svm_dual(K, y, C, options=SVMDualOptions(tol=1e-10, backend="libsvm"))
     assert res.objective == pytest.approx(ref.objective, rel=1e-6)
 
 

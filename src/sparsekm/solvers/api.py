@@ -147,4 +147,6 @@ def solver_table() -> list[dict[str, Any]]:
                            for fw, ad in b.adapters.items()},
             "commercial": b.commercial, "note": a.note,
         })
-    return rows
+    from .smo.native import native_rows
+
+    return rows + native_rows()

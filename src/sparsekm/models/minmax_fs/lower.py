@@ -25,7 +25,7 @@ import numpy as np
 
 from sparsekm.kernels import anisotropic_rbf_kernel
 from sparsekm.kernels.anisotropic import pair_sq_diff_sum
-from sparsekm.solvers.smo import solve_svm_dual
+from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
 
 from .problem import MinMaxFSProblem, check_gamma
 
@@ -44,9 +44,10 @@ def svm_dual(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None =
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r}: choose one of {', '.join(ENGINES)}")
     if engine == "smo" and alpha0 is not None:
-        return solve_svm_dual(K, y, C, tol=tol, check_input=False, alpha0=alpha0,
-                              backend="smo")
-    return solve_svm_dual(K, y, C, tol=tol, check_input=False, backend="libsvm")
+        return solve_svm_dual(K, y, C, alpha0=alpha0, options=SVMDualOptions(
+            tol=tol, check_input=False, backend="smo"))
+    return solve_svm_dual(K, y, C, options=SVMDualOptions(tol=tol, check_input=False,
+                                                          backend="libsvm"))
 
 
 def kernel(X: np.ndarray, gamma: np.ndarray) -> np.ndarray:

@@ -36,11 +36,12 @@ def solve_alpha(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | Non
     """
     import warnings
 
-    from sparsekm.solvers.smo import solve_svm_dual
+    from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
 
     with warnings.catch_warnings():  # an ill-conditioned K (huge unscaled polynomials) may
         warnings.simplefilter("ignore")  # hit the cap; the duality certificate still holds
-        res = solve_svm_dual(K, y, C, tol=SVM_TOL, check_input=False, max_iter=SVM_MAX_ITER)
+        res = solve_svm_dual(K, y, C, options=SVMDualOptions(tol=SVM_TOL, check_input=False,
+                                                             max_iter=SVM_MAX_ITER))
     # solve_svm_dual minimizes D = 1/2 a'Qa - 1'a: (7) = -D, and its bound is -P
     return res.values["alpha"], float(res.values["b"]), -float(res.objective), \
         -float(res.bound)

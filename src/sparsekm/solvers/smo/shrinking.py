@@ -22,11 +22,11 @@ reaches or leaves a bound; a rebuild then costs (free) x (shrunk) kernel entries
 ``v_t = vbar_t - sum_{free j} y_j a_j K_tj - y_t (p_t + phi'(a_t))``.
 
 ``ws`` = (act, buf, vbar, state, v, flags, comp, pending): ``act`` is a permutation of
-0..m-1 whose first ``state[N_ACTIVE]`` entries are active (position q holds variable act[q]; the identity
-while nothing is shrunk); ``buf`` scratch; ``v``, ``flags`` by variable; ``state`` as named
-below (``every = 0``: no shrinking); ``comp`` = (cv, cf, cc, rows, slot_of, owner, stamp,
-cst) with ``cst`` = [stride, slots, clock, used] of the compact row cache; ``pending`` =
-(change, listed variables, listed flag) of the vbar changes not yet applied.
+0..m-1 whose first ``state[N_ACTIVE]`` entries are active (position q holds variable act[q];
+the identity while nothing is shrunk); ``buf`` scratch; ``v``, ``flags`` by variable;
+``state`` as named below (``every = 0``: no shrinking); ``comp`` = (cv, cf, cc, rows,
+slot_of, owner, stamp, cst) with ``cst`` = [stride, slots, clock, used] of the compact row
+cache; ``pending`` = (change, listed variables, listed flag) of vbar changes not yet applied.
 """
 
 from __future__ import annotations
