@@ -9,6 +9,7 @@ from .classify import classify, framework_of
 from .config import PREFERENCE, configured_options, configured_solver, preference
 from .errors import SolverCapabilityError, SolverNotAvailableError
 from .limits import explain_failure
+from .native import NATIVE_SOLVERS, native_rows
 from .result import Result
 from .types import ProblemClass, SolverOptions
 
@@ -27,6 +28,35 @@ def usable_solvers(problem_class: ProblemClass | None = None,
                          or any(ProblemClass(problem_class) in a.classes for a in adapters)):
             out.append(name)
     return out
+
+
+
+
+def check_solver(solver: str) -> str:
+    """The registry name of ``solver`` when it is known, installed and licensed (or a native
+    engine, :data:`NATIVE_SOLVERS`); otherwise SolverNotAvailableError naming the known or the
+    usable solvers. Whether the chosen method can use it is the method's to say."""
+    name = canonical_name(solver)
+    if name in NATIVE_SOLVERS:
+        return name
+    if name not in BACKENDS:
+        raise SolverNotAvailableError(
+            f"unknown solver {solver!r}; known: {', '.join([*BACKENDS, *NATIVE_SOLVERS])} "
+            f"(usable here: {', '.join(usable_solvers())})")
+    avail = BACKENDS[name].availability()
+    if not avail.usable:
+        why = "not installed" if not avail.installed else "not licensed"
+        raise SolverNotAvailableError(f"solver {solver!r} is {why} ({avail.note}); usable "
+                                      f"here: {', '.join(usable_solvers())}")
+    return name
+
+
+def certifying_solvers(problem_class: ProblemClass | str, framework: str = "cvxpy") -> list[str]:
+    """Usable solvers whose optimum of a ``problem_class`` model is a certified bound (an
+    interior-point duality gap or a global solver), unlike a first-order solver's value."""
+    pc = ProblemClass(str(problem_class).upper())
+    return [n for n in usable_solvers(pc, framework)
+            if getattr(BACKENDS[n].adapters[framework], "certifies", True)]
 
 
 def supports(solver: str, problem_class: ProblemClass | str, framework: str) -> bool:
@@ -126,6 +156,10 @@ def solve(model: Any, solver: str | None = None, *, time_limit: float | None = N
                                       or str(exc)) from exc
     if res.status.value == "error" and (why := _licence_text(name, model, framework, pc)):
         raise SolverNotAvailableError(why)
+    adapter = backend.adapters[framework]
+    if res.has_solution and res.bound is None and not getattr(adapter, "certifies", True):
+        others = ", ".join(certifying_solvers(pc, framework)) or "none installed"
+        res.message = f"{res.message}; solvers that certify {pc} models: {others}"
     return res
 
 
@@ -147,6 +181,4 @@ def solver_table() -> list[dict[str, Any]]:
                            for fw, ad in b.adapters.items()},
             "commercial": b.commercial, "note": a.note,
         })
-    from .smo.native import native_rows
-
     return rows + native_rows()

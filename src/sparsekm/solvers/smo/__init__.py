@@ -35,8 +35,6 @@ the tuple ``ks`` of :mod:`.rows`), the kinds ``HINGE`` / ``LOGISTIC`` / ``FIRST_
 ``MASKED_RBF``, ``ipow``, ``masked_diag``, ``masked_matrix``, ``masked_row``,
 ``stack_columns``). Algorithms import these names from ``sparsekm.solvers.smo`` only.
 
-NATIVE_SOLVERS lists the two native solvers (``smo``, ``libsvm``) for ``sparsekm solvers``.
-
 Every solve returns the one :class:`~sparsekm.solvers.Result` with ``objective`` (the dual
 value, minimised), a certified ``bound``, ``values`` alpha, b, rho, dual_coef, support and
 ``extra`` iterations, kkt_violation.
@@ -64,7 +62,6 @@ from .masked_rows import (
     masked_row,
     stack_columns,
 )
-from .native import NATIVE_SOLVERS
 from .svm_dual import (
     SVMDualOptions,
     decision_function,
@@ -74,7 +71,7 @@ from .svm_dual import (
 )
 
 __all__ = ["ABOVE", "BELOW", "FIRST_ORDER", "HINGE", "LOGISTIC", "MASKED_POLY", "MASKED_RBF",
-           "NATIVE_SOLVERS", "SECOND_ORDER", "UNDECIDED", "Hinge", "KernelSource", "Logistic",
+           "SECOND_ORDER", "UNDECIDED", "Hinge", "KernelSource", "Logistic",
            "SMOOptions", "SVMDualOptions", "decision_function", "dual_gradient",
            "dual_objective", "fit_libsvm", "get_row", "ipow", "kkt_intercept", "lin_bound",
            "linearized_bound", "masked_diag", "masked_matrix", "masked_row", "optimal_intercept",

@@ -1,5 +1,7 @@
-"""The native solvers of kernel duals, as ``sparsekm solvers`` lists them beside the
-modelling-layer backends: no model is built, the arrays go straight to compiled code."""
+"""The native solvers of kernel duals (:mod:`sparsekm.solvers.smo`), as ``--solver`` names
+them and ``sparsekm solvers`` lists them beside the modelling-layer backends: no model is
+built, the arrays go straight to compiled code. Always available (no import here: listing
+them does not load numba)."""
 
 from __future__ import annotations
 
@@ -12,12 +14,12 @@ KERNEL_DUAL = "kernel-dual"
 
 # name -> (display, distribution whose version is shown, what it solves)
 NATIVE_SOLVERS: dict[str, tuple[str, str, str]] = {
-    "smo": ("sparsekm SMO", "sparsekm",
-            "native: kernel duals (SVM hinge, paper A eq. (3); KLR logistic, paper C eq. (22)) "
-            "by compiled SMO, second-order working set, shrinking, warm starts"),
     "libsvm": ("libsvm", "scikit-learn",
                "native: the SVM hinge dual on a precomputed kernel (scikit-learn's compiled "
                "libsvm), cold starts only"),
+    "smo": ("sparsekm SMO", "sparsekm",
+            "native: kernel duals (SVM hinge, paper A eq. (3); KLR logistic, paper C eq. (22)) "
+            "by compiled SMO, second-order working set, shrinking, warm starts"),
 }
 
 
