@@ -33,9 +33,11 @@ __all__ = ["LowerLevel", "kkt_residual", "lower_level", "penalty_gradient", "svm
 
 SVM_TOL = 1e-8  # the SVM's KKT tolerance inside the value function (gradients need it tight)
 ENGINES = ("libsvm", "smo")
-# The engine of the lower level. "smo" = sparsekm's compiled SMO warm-started from the previous
-# alpha; measured slower than libsvm's cold start on paper E's data (docs/minmax_fs.md).
-SVM_ENGINE = "libsvm"
+# The engine of the lower level: "smo" = sparsekm's compiled SMO warm-started from the previous
+# alpha (the first solve is cold libsvm). Measured against cold libsvm, fast route, one
+# process (benchmarks/results/minmax_fs_engine.json): 0.70x breast, 0.58x diabetes, 1.02x
+# lymphoma, 1.14x colorectal (m < 100), 0.73x in total (docs/minmax_fs.md).
+SVM_ENGINE = "smo"
 
 
 def svm_dual(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None = None,
