@@ -1,17 +1,17 @@
 """The SMKL objective (4) at a given beta: one SVM dual (7) on K(beta), with its certificate.
 
 G(beta) = max_alpha f(alpha, beta) + lam ||beta||^2, where the max is the SVM dual (7) on
-K(beta) = sum_i beta_i K_i. The SVM is solved natively by libsvm, cold; weak duality brackets
+K(beta) = sum_i beta_i K_i. The SVM is solved natively (below); weak duality brackets
 its value: -D(alpha) <= max <= P(alpha, b*) (``sparsekm.solvers.smo.svm_duality``), so
 :class:`Evaluation` carries a certified upper value of (4) at beta as well as the dual value.
 
 Warm starts: with ``alpha0`` the SVM is solved by the compiled SMO engine warm-started from it
 (``backend="auto"``), else by cold libsvm. Measured in ABR (paper10, k0 = 2, C = 10, lam = 0.1,
-same process, ``benchmarks/results/smo_warm.md``), engine / cold libsvm: banknote 0.71x,
-ionosphere 1.25x, heart 0.09x, breast_cancer_diagnostic 2.28x (26 vs 59 ms), spambase[:1500]
-0.78x; 0.40x in total, same objectives to 1e-9. Kelley's cutting planes (14), which also pass
-``alpha0``: 0.98-1.15x (their master problems dominate). Before the engine shrank its working
-set, ABR took 1.0-5.7x the time of cold libsvm with it.
+same process, ``benchmarks/results/smo_warm.md``), engine / cold libsvm: banknote 0.74x,
+ionosphere 1.50x, heart 0.10x (libsvm stops at its 1e6-iteration cap), breast_cancer_diagnostic
+1.42x (77 vs 109 ms), spambase[:1500] 0.75x; 0.43x in total, same objectives to 1e-9.
+Kelley's cutting planes (14), which also pass ``alpha0``: 0.98-1.15x (their master problems
+dominate). Before the engine shrank its working set, ABR took 1.0-5.7x libsvm's time with it.
 """
 
 from __future__ import annotations
