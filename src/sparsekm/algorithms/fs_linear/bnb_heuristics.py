@@ -39,8 +39,7 @@ def fast_support(problem: FSLinearProblem, support: list[int], plan: SolverPlan)
     import warnings
 
     from sparsekm.models.fs_linear import point_result
-    from sparsekm.solvers.smo import solve_svm_dual
-    from sparsekm.solvers.smo.certificate import optimal_intercept
+    from sparsekm.solvers.smo import SVMDualOptions, optimal_intercept, solve_svm_dual
 
     p = problem
     if plan.qp_solver is not None or p.m > FAST_SVM_MAX_M:
@@ -48,8 +47,8 @@ def fast_support(problem: FSLinearProblem, support: list[int], plan: SolverPlan)
     XS = p.X[:, support]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = solve_svm_dual(XS @ XS.T, p.y, p.C, tol=1e-6, max_iter=100_000,
-                           check_input=False)
+        r = solve_svm_dual(XS @ XS.T, p.y, p.C, options=SVMDualOptions(
+            tol=1e-6, max_iter=100_000, check_input=False))
     w = np.zeros(p.n)
     w[support] = XS.T @ r.values["dual_coef"]
     g = XS @ w[support]
