@@ -65,7 +65,8 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     problem = _problem(split.train, params)
     plan = _plan(opts, params)
     entry = registry.get(PROBLEM, "method", method)
-    kwargs = c.method_options(entry, _method_options(entry.name, params), options)
+    tree = c.tree_options(entry, params.pop("workers", 1), params.pop("checkpoint", None))
+    kwargs = c.method_options(entry, {**_method_options(entry.name, params), **tree}, options)
     if "seed" in entry.options and "seed" not in kwargs:
         kwargs["seed"] = opts.seed       # the CLI's --seed, unless --option seed= says
     c.ready()
@@ -159,11 +160,13 @@ def solve_fs_linear_cmd(
         "--warm-start/--no-warm-start",
         help="bigm/cop: start the solver from the Kernel Search incumbent (CoP*).")] = True,
     verbose: Annotated[bool, typer.Option("--verbose", help="Progress on stderr.")] = False,
+    workers: c.WorkersOpt = 1, checkpoint: c.CheckpointOpt = None,
 ) -> None:
     """Linear SVM feature selection with a hard cardinality constraint (paper D)."""
     opts = c.RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
     params: dict[str, Any] = {
-        "method": method, "B": B, "C": C, "relax_solver": relax_solver,
+        "workers": workers, "checkpoint": checkpoint, "method": method, "B": B, "C": C,
+        "relax_solver": relax_solver,
         "misocp_solver": misocp_solver, "subproblem_time_limit": subproblem_time_limit,
         "warm_start": warm_start, "verbose": verbose, "k": k, "rho": rho, "s": s,
         "strategy": strategy, "cop_form": cop_form}
