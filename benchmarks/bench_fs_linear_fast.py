@@ -17,7 +17,13 @@ Section ``objective``: the objective of (2) at B = 10, C = 1 on all rows (standa
 ``fast`` (time_s), ``path`` (B = 1..20, its B = 10 entry), Kernel Search (Algorithm 2, 60 s)
 and ``bnb`` (60 s, its certified bound; optimal where it closes).
 
-    .venv/bin/python benchmarks/bench_fs_linear_fast.py [cv|objective|report]
+Section ``budgets``: the objective at B = 5, 10, 20, C = 1 of ``fast`` (its defaults) on the
+six sets above against Kernel Search's 60 s incumbent (``fs_linear_fast_ks.json`` for B = 5,
+20, run once when missing; B = 10 from the ``objective`` section), and seconds per fit of
+``fast`` and of abess (L0 logistic regression, same rows) alternating in one process,
+best of 3, process CPU and wall.
+
+    .venv/bin/python benchmarks/bench_fs_linear_fast.py [cv|objective|budgets|report]
 """
 
 from __future__ import annotations
@@ -165,6 +171,75 @@ def objective_section() -> dict:
     return out
 
 
+def _kernel_search(name: str, B: int) -> float:
+    """Kernel Search's 60 s objective at (name, B, C = 1), stored once computed."""
+    from sparsekm.algorithms.fs_linear import solve_fs_linear
+    from sparsekm.models.fs_linear import FSLinearProblem
+    from sparsekm.solvers import SolverPlan
+
+    if B == 10:
+        return json.loads((OUT / "fs_linear_fast_objective.json").read_text())[name][
+            "kernel-search"]["objective"]
+    path = OUT / "fs_linear_fast_ks.json"
+    store = json.loads(path.read_text()) if path.exists() else {}
+    key = f"{name}/B={B}"
+    if key not in store:
+        X, y = dataset(name)
+        r = solve_fs_linear(FSLinearProblem(_scale(X)[0], y, B=B, C=1.0), "kernel-search",
+                            SolverPlan(time_limit=60, subproblem_time_limit=60))
+        store[key] = {"objective": r.objective, "bound": r.bound, "status": r.status.value,
+                      "seconds": r.time_s, "selected": r.selected}
+        path.write_text(json.dumps(store, indent=1))
+    return store[key]["objective"]
+
+
+def budgets_section() -> dict:
+    from sparsekm.algorithms.fs_linear import solve_fs_linear
+    from sparsekm.models.fs_linear import FSLinearProblem
+
+    out: dict = {}
+    for name in (SYNTH, *SETS):
+        X, y = dataset(name)
+        X = _scale(X)[0]
+        for B in BUDGETS:
+            p = FSLinearProblem(X, y, B=B, C=1.0)
+            best = {"fast": [np.inf, np.inf], "abess": [np.inf, np.inf]}
+            for _ in range(3):                       # alternating, best of 3
+                for who in ("fast", "abess"):
+                    t0, c0 = time.perf_counter(), time.process_time()
+                    if who == "fast":
+                        r = solve_fs_linear(p, "fast")
+                    else:
+                        _abess(X, y, X, B)
+                    cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+                    best[who] = [min(best[who][0], cpu), min(best[who][1], wall)]
+            out[f"{name}/B={B}"] = {"fast": r.objective, "kernel-search":
+                                    _kernel_search(name, B),
+                                    "evaluations": r.extra["evaluations"],
+                                    "fast_cpu": best["fast"][0], "fast_wall": best["fast"][1],
+                                    "abess_cpu": best["abess"][0],
+                                    "abess_wall": best["abess"][1]}
+            print(name, B, json.dumps(out[f"{name}/B={B}"]), flush=True)
+    return out
+
+
+def _budgets_report(rows: dict) -> list[str]:
+    lines = ["", "## Objective at B = 5, 10, 20 (C = 1) against Kernel Search, and time per fit "
+             "against abess", "",
+             "`fast` with its defaults (20 dual-ranked restarts, then the primal-ranked "
+             "searches); seconds are the best of 3, `fast` and abess alternating in one "
+             "process (load average 4-20 on 2 cores).", "",
+             "| set / B | fast | Kernel Search 60 s | fast ≤ KS | SVM solves | fast CPU s "
+             "(wall) | abess CPU s (wall) | CPU ratio |", "|---|---|---|---|---|---|---|---|"]
+    for key, r in rows.items():
+        ok = "yes" if r["fast"] <= r["kernel-search"] else "**no**"
+        lines.append(f"| {key} | {r['fast']:.4f} | {r['kernel-search']:.4f} | {ok} | "
+                     f"{r['evaluations']} | {r['fast_cpu']:.3f} ({r['fast_wall']:.3f}) | "
+                     f"{r['abess_cpu']:.4f} ({r['abess_wall']:.4f}) | "
+                     f"{r['fast_cpu'] / max(r['abess_cpu'], 1e-9):.0f}x |")
+    return lines
+
+
 def _mean_sd(a) -> str:
     return f"{100 * np.mean(a):.1f} ± {100 * np.std(a, ddof=1):.1f}"
 
@@ -226,6 +301,9 @@ def report() -> str:
                          f" | {r['path']['objective']:.4f} ({r['path']['seconds']:.1f}) | "
                          f"{ks['objective']:.4f} | {bb['objective']:.4f} / "
                          f"{bb['bound']:.4f} / {bb['status']} |")
+    budgets = OUT / "fs_linear_fast_budgets.json"
+    if budgets.exists():
+        lines += _budgets_report(json.loads(budgets.read_text()))
     return "\n".join(lines) + "\n"
 
 
@@ -237,6 +315,9 @@ def main() -> None:
     elif what == "objective":
         (OUT / "fs_linear_fast_objective.json").write_text(
             json.dumps(objective_section(), indent=1))
+    elif what == "budgets":
+        (OUT / "fs_linear_fast_budgets.json").write_text(
+            json.dumps(budgets_section(), indent=1))
     (OUT / "fs_linear_fast.md").write_text(report())
 
 

@@ -20,7 +20,7 @@ from sparsekm.algorithms.fs_linear.swap_scores import (
 from sparsekm.solvers.linear_svm import solve_linear_svm
 
 
-def _hinge_line(a: np.ndarray, c: np.ndarray, C: float, t: float) -> float:
+def _hinge_line(t: float, a: np.ndarray, c: np.ndarray, C: float) -> float:
     return 0.5 * t * t + C * float(np.maximum(a - t * c, 0.0).sum())
 
 
@@ -37,14 +37,14 @@ def test_line_minimum_matches_a_scalar_minimiser_and_every_kink() -> None:
             a[rng.integers(m)] = 0.0
         C = float(10 ** rng.uniform(-2, 2))
         v, t = line_minimum(a, c, C, np.empty(m), np.empty(m, np.int64))
-        assert v == pytest.approx(_hinge_line(a, c, C, t), rel=1e-12, abs=1e-12)
+        assert v == pytest.approx(_hinge_line(t, a, c, C), rel=1e-12, abs=1e-12)
         span = 2.0 + C * float(np.abs(c).sum())          # |t*| <= C sum |c|
-        ref = minimize_scalar(lambda s: _hinge_line(a, c, C, s), bounds=(-span, span),
+        ref = minimize_scalar(_hinge_line, bounds=(-span, span), args=(a, c, C),
                               method="bounded", options={"xatol": 1e-12})
         assert v <= ref.fun + 1e-9 * max(1.0, abs(ref.fun))
         kinks = a[c != 0] / c[c != 0]
         for k in np.concatenate([kinks, [0.0]]):
-            assert v <= _hinge_line(a, c, C, float(k)) + 1e-12 * max(1.0, abs(v))
+            assert v <= _hinge_line(float(k), a, c, C) + 1e-12 * max(1.0, abs(v))
 
 
 def _instance(seed: int, m: int, n: int) -> tuple[np.ndarray, np.ndarray]:
