@@ -45,18 +45,24 @@ from .search import REL_TOL
 __all__ = ["FastEvaluator"]
 
 SMO_CAP = 1000  # SMO iterations per refinement before falling back to libsvm
+W_SHARE = 0.25  # share of the non-support vectors in the working set (closest to the margin)
 Need = Callable[[Batch], tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass
 class Context:
-    """Where a batch's bounds come from: a base mask, its aggregate and a feasible alpha."""
+    """Where a batch's bounds come from: a base mask, its aggregate and a feasible alpha;
+    the working set ``W`` of :mod:`.refine` (the support of alpha first, ``ns`` entries)
+    with the aggregate and the features restricted to it."""
 
     key: bytes
     mask: np.ndarray
     S: np.ndarray
     alpha: np.ndarray
-    sv: np.ndarray
+    W: np.ndarray
+    ns: int
+    SW: np.ndarray
+    XTW: np.ndarray
 
 
 class FastEvaluator(PathEvaluator):
@@ -113,13 +119,32 @@ class FastEvaluator(PathEvaluator):
         key = mask_key(base)
         if alpha is None:
             alpha = self.alpha_of(key)
-        return Context(key, base, self.rk.base(key, base), alpha,
-                       np.flatnonzero(alpha > 0).astype(np.int64))
+        S = self.rk.base(key, base)
+        sv = np.flatnonzero(alpha > 0)
+        W = np.concatenate([sv, self._near_margin(S, alpha, sv)]).astype(np.int64)
+        return Context(key, base, S, alpha, W, int(sv.size),
+                       np.ascontiguousarray(S[np.ix_(W, W)]),
+                       np.ascontiguousarray(self.rk.XT[:, W]))
+
+    def _near_margin(self, S: np.ndarray, alpha: np.ndarray, sv: np.ndarray) -> np.ndarray:
+        """The ``W_SHARE`` of the non-support vectors with the least gradient ``(Q alpha -
+        1)_k`` at the centre (those closest to entering the support)."""
+        p = self.p
+        rest = np.setdiff1d(np.arange(p.m), sv)
+        k = int(round(W_SHARE * rest.size))
+        if k == 0 or p.sign > 0:  # the paper sense needs lower bounds: no working set
+            return rest[:0]
+        A = S[np.ix_(rest, sv)]
+        K = np.exp(-p.gamma * A) if not self.rk.poly else (p.gamma * A + p.coef0) ** p.degree
+        g = p.y[rest] * (K @ (alpha[sv] * p.y[sv])) - 1.0
+        return np.sort(rest[np.argsort(g, kind="stable")[:k]])
 
     def _refine(self, b: Batch, ctx: Context, todo: np.ndarray, T: np.ndarray | None,
                 max_iter: int) -> None:
         """:func:`refine_many` on the masks ``todo`` (interleaved over the threads; each
-        thread stops at its first hopeless mask); tightens their intervals."""
+        thread stops at its first hopeless mask); tightens their intervals. A mask whose SMO
+        converged or used ``SMO_CAP`` iterations without settling is marked ``refined``: its
+        interval cannot get narrower, so it is solved exactly if still needed."""
         p = self.p
         if T is None:
             lo_thr, hi_thr = np.full(todo.size, -math.inf), np.full(todo.size, math.inf)
@@ -130,20 +155,23 @@ class FastEvaluator(PathEvaluator):
                 lo_thr, hi_thr, stop = T - self.eps - slack, T + slack, BELOW
             else:  # settled when the fixed-alpha value falls below -T - eps (BELOW)
                 lo_thr, hi_thr, stop = -T - self.eps - slack, -T + slack, ABOVE
-        f, lb, its = b.f, b.lb, b.iters
+        f, lb = np.zeros(len(b)), np.zeros(len(b))
+        its, conv = np.zeros(len(b)), np.zeros(len(b))
         done = np.zeros(todo.size, dtype=bool)
 
-        centre = (ctx.S, self.rk.XT, p.y, ctx.alpha, ctx.sv)
-        ctl = np.array([p.C, max_iter, SVM_TOL, float(p.sign > 0), stop], dtype=np.float64)
+        centre = (ctx.S, self.rk.XT, p.y, ctx.alpha, ctx.W, ctx.ns, ctx.SW, ctx.XTW)
+        use_W = float(ctx.W.size > ctx.ns)
+        ctl = np.array([p.C, max_iter, SVM_TOL, float(p.sign > 0), stop, use_W])
         kpar = self.rk.kpar(0, 0)
 
         def run(k: int) -> None:
             part = np.arange(k, todo.size, self.workers)
-            batch = (b.add, b.rem, b.grads, todo[part], lo_thr[part], hi_thr[part])
-            n = refine_many(centre, kpar, batch, ctl, self.refiner.buffers(), (f, lb, its))
+            batch = (b.add, b.rem, b.alphas, b.grads, b.stages, todo[part], lo_thr[part],
+                     hi_thr[part])
+            n = refine_many(centre, kpar, batch, ctl, self.refiner.buffers(),
+                            (f, lb, its, conv))
             done[part[:n]] = True
 
-        its[todo] = 0.0
         self._map(run, list(range(min(self.workers, todo.size))))
         idx = todo[done]
         slack = REL_TOL * (1.0 + np.abs(f[idx]))
@@ -156,17 +184,22 @@ class FastEvaluator(PathEvaluator):
         if T is None:
             b.pred[idx] = p.sign * f[idx]
         else:
-            b.refined[idx] = True
+            b.iters[idx] += its[idx]
+            b.refined[idx] |= (conv[idx] > 0) | (b.iters[idx] >= SMO_CAP)
             self.stats["smo_runs"] += int(idx.size)
             self.stats["smo_iterations"] += int(its[idx].sum())
 
-    def _bounds(self, b: Batch, ctx: Context) -> None:
-        """Fixed-alpha bounds (and the predictor ``sign f(alpha, beta')``) of every mask not
-        known exactly."""
+    def _bounds(self, b: Batch, ctx: Context, need: Need) -> None:
+        """Fixed-alpha bounds (and the predictor ``sign f(alpha, beta')``) of the masks that
+        ``need`` lists; a mask met before keeps its stored interval (and it as predictor)
+        while that settles it."""
         b.set_changes(ctx.mask)
-        b.grads = np.full((len(b), self.p.m), np.nan)
-        b.f, b.lb, b.iters = np.zeros(len(b)), np.zeros(len(b)), np.zeros(len(b))
-        todo = np.flatnonzero(~b.is_exact)
+        b.alphas = np.empty((len(b), self.p.m))
+        b.grads = np.empty((len(b), self.p.m))
+        b.stages = np.zeros(len(b), dtype=np.int64)
+        b.iters = np.zeros(len(b))
+        b.pred = np.where(np.isfinite(b.lo), b.lo, 0.0)
+        todo = np.sort(need(b)[0])
         if todo.size:
             self._refine(b, ctx, todo, None, 0)
             self.stats["bounded"] += int(todo.size)
@@ -232,7 +265,7 @@ class FastEvaluator(PathEvaluator):
             self.best = (b.masks[top].copy(), alpha, bias)
 
     def _step(self, b: Batch, ctx: Context, need: Need) -> bool:
-        self._bounds(b, ctx)
+        self._bounds(b, ctx, need)
         timed_out = self._resolve(b, ctx, need)
         self._commit(b)
         return timed_out
@@ -288,7 +321,7 @@ class FastEvaluator(PathEvaluator):
                 for i in np.flatnonzero(~b.is_exact):
                     b.set_exact(i, self.score(self._exact_key(b.keys[i])))
             else:
-                self._bounds(b, self._hint)
+                self._bounds(b, self._hint, lambda b: b.need_min())
                 self._resolve(b, self._hint, lambda b: b.need_min())
             self._store(b)
             keys = [k for k, e in zip(keys, b.is_exact) if e]
