@@ -45,7 +45,7 @@ from .search import REL_TOL
 __all__ = ["FastEvaluator"]
 
 SMO_CAP = 1000  # SMO iterations per refinement before falling back to libsvm
-W_SHARE = 0.25  # share of the non-support vectors in the working set (closest to the margin)
+W_SHARE = 0.5  # share of the non-support vectors in the working set (closest to the margin)
 Need = Callable[[Batch], tuple[np.ndarray, np.ndarray]]
 
 
@@ -143,8 +143,9 @@ class FastEvaluator(PathEvaluator):
                 max_iter: int) -> None:
         """:func:`refine_many` on the masks ``todo`` (interleaved over the threads; each
         thread stops at its first hopeless mask); tightens their intervals. A mask whose SMO
-        converged or used ``SMO_CAP`` iterations without settling is marked ``refined``: its
-        interval cannot get narrower, so it is solved exactly if still needed."""
+        run on the whole problem ended undecided (converged, or at ``SMO_CAP`` iterations) is
+        marked ``refined``: its interval will not get narrower, so it is solved exactly if
+        still needed."""
         p = self.p
         if T is None:
             lo_thr, hi_thr = np.full(todo.size, -math.inf), np.full(todo.size, math.inf)
@@ -156,7 +157,7 @@ class FastEvaluator(PathEvaluator):
             else:  # settled when the fixed-alpha value falls below -T - eps (BELOW)
                 lo_thr, hi_thr, stop = -T - self.eps - slack, -T + slack, ABOVE
         f, lb = np.zeros(len(b)), np.zeros(len(b))
-        its, conv = np.zeros(len(b)), np.zeros(len(b))
+        its, spent = np.zeros(len(b)), np.zeros(len(b))
         done = np.zeros(todo.size, dtype=bool)
 
         centre = (ctx.S, self.rk.XT, p.y, ctx.alpha, ctx.W, ctx.ns, ctx.SW, ctx.XTW)
@@ -169,7 +170,7 @@ class FastEvaluator(PathEvaluator):
             batch = (b.add, b.rem, b.alphas, b.grads, b.stages, todo[part], lo_thr[part],
                      hi_thr[part])
             n = refine_many(centre, kpar, batch, ctl, self.refiner.buffers(),
-                            (f, lb, its, conv))
+                            (f, lb, its, spent))
             done[part[:n]] = True
 
         self._map(run, list(range(min(self.workers, todo.size))))
@@ -185,7 +186,7 @@ class FastEvaluator(PathEvaluator):
             b.pred[idx] = p.sign * f[idx]
         else:
             b.iters[idx] += its[idx]
-            b.refined[idx] |= (conv[idx] > 0) | (b.iters[idx] >= SMO_CAP)
+            b.refined[idx] |= (spent[idx] > 0) | (b.iters[idx] >= SMO_CAP)
             self.stats["smo_runs"] += int(idx.size)
             self.stats["smo_iterations"] += int(its[idx].sum())
 

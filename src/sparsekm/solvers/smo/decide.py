@@ -59,11 +59,14 @@ def lin_bound(alpha, grad, y, lo, hi):
 @njit(cache=True, nogil=True)
 def smo_decide(ks, st, opts, out, window, sched):
     """SMO until converged, ``opts[3]`` iterations, or the interval leaves ``window = (lo,
-    hi)``; ``sched = (f_every, max_gap, final_bound)``.
+    hi)``; ``sched = (f_every, max_gap, final_bound, patience)``.
 
     The objective ``f`` (O(m)) is compared with ``lo`` every ``f_every`` iterations; the lower
     bound (a sort, O(m log m)) only when ``f > hi`` (otherwise ``f + h <= hi`` anyway), at
-    iterations ``f_every, 2 f_every, 4 f_every, ...`` (at most ``max_gap`` apart). Returns
+    iterations ``f_every, 2 f_every, 4 f_every, ...`` (at most ``max_gap`` apart). With
+    ``patience > 0`` the run also gives up (undecided) as soon as the last ``f_every``
+    iterations lowered ``f`` by less than ``(f - lo) / patience``: at that pace ``f`` would
+    need more than ``patience`` further chunks to reach ``lo``. Returns
     ``(decided, f, h)``: ``decided`` is 1 (``f < lo``: the optimum is below ``lo``), 2
     (``f + h > hi``: above ``hi``) or 0; ``out`` as for :func:`~.engine.smo_run` with the
     total iteration count in ``out[0]``. ``h`` belongs to the final point; it is -inf (no
@@ -71,7 +74,7 @@ def smo_decide(ks, st, opts, out, window, sched):
     """
     alpha, grad, y, p, blo, bhi, c, diag, curv = st
     lo, hi = window
-    f_every, max_gap, final_bound = sched
+    f_every, max_gap, final_bound, patience = sched
     loss = int(opts[0])
     cap = opts[3]
     run = opts.copy()
@@ -101,7 +104,10 @@ def smo_decide(ks, st, opts, out, window, sched):
         smo_run(ks, st, run, out)
         total += out[0]
         converged = out[1]
+        f_prev = f
         f = objective(st, loss)
+        if patience > 0 and f >= lo and (f_prev - f) * patience < f - lo:
+            break
     if h_at != total:
         h = lin_bound(alpha, grad, y, blo, bhi) if final_bound else -np.inf
     out[0] = total
