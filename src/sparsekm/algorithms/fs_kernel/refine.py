@@ -220,8 +220,9 @@ def refine_many(centre, kpar, batch, ctl, bufs, outs):
     through the working-set stage first when ``use_W`` (only upper bounds are asked, so only
     ``f < lo_thr`` can settle them), then the full stage. Writes ``f``, the lower bound, the
     iterations and a flag ``spent`` (the full stage ended undecided: converged or at its
-    cap) per mask into ``outs = (f_out, lb_out, it_out, spent_out)``; returns how many masks were processed (it stops after the first mask
-    whose :func:`smo_decide` outcome is ``stop_code``, if non-zero)."""
+    cap) per mask into ``outs = (f_out, lb_out, it_out, spent_out)``; returns how many masks
+    were processed (it stops after the first mask whose :func:`smo_decide` outcome is
+    ``stop_code``, if non-zero)."""
     S, XT, y, alpha0, W, ns, SW, XTW = centre
     add, rem, alphas, grads, stages, todo, lo_thr, hi_thr = batch
     f_out, lb_out, it_out, spent_out = outs
