@@ -36,13 +36,13 @@ from sparsekm.solvers import SolverPlan
 from sparsekm.solvers.smo.decide import ABOVE, BELOW
 
 from .batch import Batch
-from .evaluator import SVM_TOL, alpha_subproblem, mask_key
+from .evaluator import SVM_TOL, alpha_subproblem
 from .path import PathEvaluator
-from .recipe import Recipe, changes, unpack
+from .recipe import Recipe, changes, mask_key, unpack
 from .refine import Refiner, refine_many
 from .search import REL_TOL
 
-__all__ = ["FastEvaluator"]
+__all__ = ["FastEvaluator", "make_evaluator"]
 
 SMO_CAP = 1000  # SMO iterations per refinement before falling back to libsvm
 W_SHARE = 0.5  # share of the non-support vectors in the working set (closest to the margin)
@@ -327,3 +327,9 @@ class FastEvaluator(PathEvaluator):
             self._store(b)
             keys = [k for k, e in zip(keys, b.is_exact) if e]
         return super().pick_min(keys)
+
+
+def make_evaluator(problem: FSKernelProblem, plan: SolverPlan | None, fast: bool,
+                   threads: int | None = None) -> PathEvaluator:
+    """The plain (:class:`PathEvaluator`) or the fast evaluator: the same answers."""
+    return FastEvaluator(problem, plan, threads=threads) if fast else PathEvaluator(problem, plan)
