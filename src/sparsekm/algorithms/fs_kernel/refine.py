@@ -51,7 +51,7 @@ W_PATIENCE = 16  # the working-set stage gives up when f would need > 16 more ch
 WSS = FIRST_ORDER
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath={"contract"})
 def fixed_alpha_quad(Ssv, cols, kpar, w, row):
     """``w' K'[SV, SV] w`` for ``w = (alpha y)[SV]``: the quadratic term of ``f(alpha, beta')``.
 
@@ -92,7 +92,7 @@ def _box(C, n, lo, hi, p, c):
         c[k] = C
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath={"contract"})
 def _working_stage(prob, alpha, lo_thr, ctl, bufs):
     """SMO on ``K'[W, W]`` from ``alpha0`` (restricted to W, where its support lies) until
     ``f < lo_thr`` or the working-set optimum (tolerance :data:`W_TOL`); writes the point
@@ -125,7 +125,7 @@ def _working_stage(prob, alpha, lo_thr, ctl, bufs):
     return decided, f, out[0]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath={"contract"})
 def _gradient(ks, y, alpha, grad):
     """``grad = Q' alpha - 1`` from the rows of the support of ``alpha`` (they stay in the
     row cache for the SMO run that follows)."""
