@@ -229,11 +229,13 @@ class FastEvaluator(PathEvaluator):
                 self._refine(b, ctx, idx, T, SMO_CAP)
 
     # ------------------------------------------------------------------ batch bookkeeping
-    def _batch(self, masks: list[np.ndarray], recipes: list[Recipe]) -> Batch:
+    def _batch(self, masks: list[np.ndarray], recipe: Callable[[int], Recipe]) -> Batch:
+        """A batch of ``masks``; ``recipe(i)`` is asked only for first visits (a mask met
+        before keeps the recipe of its first visit; an exact one needs none)."""
         n = len(masks)
         keys = [mask_key(c) for c in masks]
         new, lo, hi = np.zeros(n, bool), np.full(n, -math.inf), np.full(n, math.inf)
-        recs = list(recipes)
+        recs: list = [None] * n
         for i, key in enumerate(keys):
             if key in self.cache:
                 lo[i] = hi[i] = self.score(self.cache[key])
@@ -241,6 +243,7 @@ class FastEvaluator(PathEvaluator):
                 lo[i], hi[i], recs[i] = self.pending[key]
             else:
                 new[i] = True
+                recs[i] = recipe(i)
         return Batch(keys, masks, recs, new, lo, hi)
 
     def _store(self, b: Batch) -> None:
@@ -283,7 +286,7 @@ class FastEvaluator(PathEvaluator):
             masks.append(nb)
         if not masks:  # B = n: no neighbour
             return None, cur, True
-        b = self._batch(masks, [(kb, (ji,), (jo,)) for jo, ji in swaps])
+        b = self._batch(masks, lambda i: (kb, (swaps[i][1],), (swaps[i][0],)))
         s_cur, best0 = self.score(cur), self.best_score
         timed_out = self._step(b, self.context(beta), lambda b: b.need_descend(s_cur, best0))
         k, best_s = b.chain(s_cur)
@@ -294,7 +297,7 @@ class FastEvaluator(PathEvaluator):
         if not masks:
             return None, math.inf, False
         kc = mask_key(center)
-        b = self._batch(masks, [(kc, *changes(c, center)) for c in masks])
+        b = self._batch(masks, lambda i: (kc, *changes(masks[i], center)))
         best0 = self.best_score
         timed_out = self._step(b, self.context(center), lambda b: b.need_argmin(best0))
         k = b.first_min()
@@ -304,7 +307,7 @@ class FastEvaluator(PathEvaluator):
                       alpha0: np.ndarray) -> int:
         if not masks:
             return 0
-        b = self._batch(masks, [(mask_key(c), (), ()) for c in masks])
+        b = self._batch(masks, lambda i: (mask_key(masks[i]), (), ()))
         self._hint = ctx = self.context(base, alpha0)
         best0 = self.best_score
         self._step(b, ctx, lambda b: b.need_best(best0))
@@ -317,7 +320,7 @@ class FastEvaluator(PathEvaluator):
             hi = np.array([self.pending[k][1] if k in self.pending else self.score(self.cache[k])
                            for k in keys])
             keys = [k for k, v in zip(keys, lo) if v <= hi.min()]  # only these can be least
-            b = self._batch([unpack(k, self.p.n) for k in keys], [self.recipe_of(k) for k in keys])
+            b = self._batch([unpack(k, self.p.n) for k in keys], lambda i: self.recipe_of(keys[i]))
             if self._hint is None:
                 for i in np.flatnonzero(~b.is_exact):
                     b.set_exact(i, self.score(self._exact_key(b.keys[i])))
