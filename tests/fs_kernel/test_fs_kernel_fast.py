@@ -73,6 +73,29 @@ def test_ls_star_fast_equals_plain(kernel, kw, sense):
             r["best_objective"] for r in plain.log]
 
 
+@pytest.mark.parametrize("sense", ["margin", "paper"])
+@pytest.mark.parametrize(("kernel", "kw"), [KERNELS[0], KERNELS[2]], ids=["poly2", "rbf"])
+@pytest.mark.parametrize(("w_share", "fixed_min"), [(0.0, 0.0), (1.0, 2.0), (0.5, 2.0)],
+                         ids=["no-working-set", "all-points-no-fixed-pass", "default-share"])
+def test_ls_star_same_masks_whatever_the_screening_settings(kernel, kw, sense, w_share,
+                                                            fixed_min, monkeypatch):
+    """The screening's knobs (working-set share, skipping the fixed-alpha pass on sample
+    batches) change only the work: the masks, objectives and the LS* history stay the plain
+    path's, on starts where the working-set stage and the skip are in use."""
+    import sparsekm.algorithms.fs_kernel.fast as fast_mod
+
+    monkeypatch.setattr(fast_mod, "W_SHARE", w_share)
+    monkeypatch.setattr(fast_mod, "FIXED_MIN", fixed_min)
+    p = _problem(30, kernel, kw, sense, m=70, n=12, B=5)
+    for seed in range(2):
+        beta0 = random_masks(p.n, p.B, 1, seed)[0]
+        plain, fast = _both(_ls.ls_star, p, beta0, seed, n_samples=80, opt_window=3)
+        _same(plain, fast)
+        assert [r["best_objective"] for r in fast.log] == [
+            r["best_objective"] for r in plain.log]
+        assert fast.extra["n_evals"] == plain.extra["n_evals"]
+
+
 @pytest.mark.parametrize(("kernel", "kw"), KERNELS, ids=IDS)
 def test_decsub_fast_equals_plain(kernel, kw):
     for seed in range(2):
