@@ -46,6 +46,7 @@ __all__ = ["FastEvaluator", "make_evaluator"]
 
 SMO_CAP = 1000  # SMO iterations per refinement before falling back to libsvm
 W_SHARE = 0.5  # share of the non-support vectors in the working set (closest to the margin)
+W_MAX = 1500  # at most this many samples in the working set (its block: 18 MB per thread)
 FIXED_MIN, FIXED_PROBE = 0.2, 4  # fixed-alpha pass on multi-swap batches: see _bounds
 Need = Callable[[Batch], tuple[np.ndarray, np.ndarray]]
 
@@ -130,10 +131,10 @@ class FastEvaluator(PathEvaluator):
 
     def _near_margin(self, S: np.ndarray, alpha: np.ndarray, sv: np.ndarray) -> np.ndarray:
         """The ``W_SHARE`` of the non-support vectors with the least gradient ``(Q alpha -
-        1)_k`` at the centre (those closest to entering the support)."""
+        1)_k`` at the centre (those closest to entering the support), within ``W_MAX``."""
         p = self.p
         rest = np.setdiff1d(np.arange(p.m), sv)
-        k = int(round(W_SHARE * rest.size))
+        k = min(int(round(W_SHARE * rest.size)), max(0, W_MAX - sv.size))
         if k == 0 or p.sign > 0:  # the paper sense needs lower bounds: no working set
             return rest[:0]
         A = S[np.ix_(rest, sv)]
