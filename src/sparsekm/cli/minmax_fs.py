@@ -19,6 +19,7 @@ import typer
 from sparsekm import registry
 
 from .common import (
+    CLIError,
     DataOpt,
     JsonOpt,
     LabelOpt,
@@ -31,8 +32,10 @@ from .common import (
     accuracy,
     payload_from,
     prepare,
+    ready,
     run_command,
     runner,
+    shared_options,
     solve_app,
 )
 
@@ -51,22 +54,31 @@ def _nofs_scores(train: Any, C: float, gamma: float, *others: Any) -> list[float
             for d in (train, *others)]
 
 
-@runner("solve", PROBLEM)
+@runner("solve", PROBLEM, checks=True)
 def run(opts: RunOptions, *, C: float | None = None, C2: float = 0.5, p: float = 1.0,
-        gamma0: float | None = None, method: str = "fast", cv_folds: int = 5) -> dict[str, Any]:
+        gamma0: float | None = None, method: str = "fast", cv_folds: int = 5,
+        options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Algorithm 1 (or a given start) and the chosen route; the JSON payload."""
     from sparsekm.algorithms.minmax_fs.algorithm1 import Start, algorithm1, predict_scores
     from sparsekm.algorithms.minmax_fs.common import SELECT_REL
+    from sparsekm.models.minmax_fs import MinMaxFSProblem
     from sparsekm.solvers import SolverPlan
 
     registry.get(PROBLEM, "method", method)            # unknown method: one-line error
+    options = dict(options or {})
+    gamma0 = options.pop("gamma0", gamma0)             # -o gamma0=... is --gamma0
+    if cv_folds < 2:
+        raise CLIError(f"--cv-folds {cv_folds}: Algorithm 1's CV needs at least 2 folds")
     split = prepare(opts)
     tr, te = split.train, split.test
     if gamma0 is not None and C is None:
         C = 1.0
+    MinMaxFSProblem(tr.X, tr.y, C=1.0 if C is None else C, C2=C2, p=p)  # validates C2, p
     plan = SolverPlan(solver=opts.solver, time_limit=opts.time_limit)
+    ready()
     res = algorithm1(tr.X, tr.y, C2=C2, p=p, method=method, plan=plan,
-                     start=Start(C=C, gamma0=gamma0, folds=cv_folds, seed=opts.seed))
+                     start=Start(C=C, gamma0=gamma0, folds=cv_folds, seed=opts.seed),
+                     method_options=options)
     C_used, g_start = res.extra["C"], res.extra["cv"]["gamma"]
     others = [te] if te is not None else []
     acc = {"train_accuracy": accuracy(predict_scores(tr.X, tr.y, res, tr.X), tr.y)}
@@ -76,7 +88,7 @@ def run(opts: RunOptions, *, C: float | None = None, C2: float = 0.5, p: float =
     acc["nofs_train_accuracy"] = nofs[0]
     if te is not None:
         acc["nofs_test_accuracy"] = nofs[1]
-    params = {"C": C, "C2": C2, "p": p, "gamma0": gamma0, "cv_folds": cv_folds,
+    params = {"C": C, "C2": C2, "p": p, "gamma0": gamma0, "cv_folds": cv_folds, **options,
               "scale": opts.scale, "seed": opts.seed, "time_limit": opts.time_limit,
               "test_size": opts.test_size}
     kkt = res.extra["kkt"]
@@ -89,6 +101,7 @@ def run(opts: RunOptions, *, C: float | None = None, C2: float = 0.5, p: float =
 
 
 @solve_app.command("minmax-fs")
+@shared_options
 def solve_minmax_fs_cmd(
     data: DataOpt = "breast_cancer_diagnostic", label: LabelOpt = "label",
     scale: Annotated[str, typer.Option(

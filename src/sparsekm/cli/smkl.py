@@ -1,11 +1,11 @@
 """``sparsekm solve smkl`` / ``sparsekm relax smkl``: paper B (sparse multiple kernel learning).
 
-``solve`` methods (from the registry): abr (Algorithm 1), exact (branch-and-bound on z),
-enumerate, average, easymkl, cka, single. ``relax`` relaxations: sdp-full (14), soc-diag (15),
-soc-basis (16), soc-random (17), sdp-3x3 (18), sdp-full-cp ((14) by cutting planes).
-JSON: objective = value of (4) at the returned beta (minimised; for relax: the relaxation's
-value), lower_bound = certified lower bound on (4), gap, beta (one weight per kernel of the
-spec, in spec order), support (kernel indices) and support_kernels, train/test accuracy.
+Methods and relaxations are the registered ones (``sparsekm methods smkl``); ``--option
+NAME=VALUE`` reaches any of their keyword options. JSON: objective = value of (4) at the
+returned beta (minimised; for relax: the relaxation's value), lower_bound = certified lower
+bound (for relax: the relaxation's certified value), gap, beta (one weight per kernel of the
+spec, in spec order), support (kernel indices) and support_kernels, train/test accuracy, and
+every extra the method reports.
 """
 
 from __future__ import annotations
@@ -32,11 +32,14 @@ from .common import (
     TestSizeOpt,
     TimeLimitOpt,
     accuracy,
+    method_options,
+    payload_from,
     prepare,
+    ready,
     relax_app,
-    result_payload,
     run_command,
     runner,
+    shared_options,
     solve_app,
 )
 
@@ -62,10 +65,10 @@ def _problem(split: Any, kernels: str, k0: int, C: float, lam: float, normalize:
 
 
 def _payload(res: Any, problem: Any, split: Any, action: str, name: str, params: dict) -> dict:
+    """The JSON payload: the fixed keys, beta and its support, accuracies, then every extra the
+    method reported (no hand-written key list)."""
     beta = res.values.get("beta")
-    extra: dict[str, Any] = {"termination": res.termination.value, "kernels": problem.labels}
-    if res.message and res.status.value == "error":
-        extra["message"] = res.message
+    extra: dict[str, Any] = {"kernels": problem.labels}
     if beta is not None:
         beta = np.asarray(beta, dtype=float)
         support = [int(i) for i in np.flatnonzero(beta > 0)] if action == "solve" else \
@@ -80,15 +83,10 @@ def _payload(res: Any, problem: Any, split: Any, action: str, name: str, params:
         if split.test is not None:
             Kte = D.combine(beta, stack=D.cross(split.test.X))
             extra["test_accuracy"] = accuracy(Kte @ coef + res.values["b"], split.test.y)
-    for key in ("objective_dual", "iterations", "start_objectives", "nodes", "leaves_solved",
-                "open_nodes", "svm_solves", "C_used", "kernel", "init_bound", "minors",
-                "rounds", "all_minors", "relaxation_bound"):
-        if key in res.extra:
-            extra[key] = res.extra[key]
-    return result_payload(problem="smkl", method=name, solver=res.solver or None, ds=split.ds,
-                          params=params, status=res.status.value, objective=res.objective,
-                          lower_bound=res.bound, gap=res.gap, selected=None,
-                          time_s=res.time_s, **extra)
+    if action == "relax" and res.bound is None:
+        extra["message"] = res.message or "the relaxation's solver certified no bound"
+    res.selected = None if action == "relax" else res.selected
+    return payload_from(res, problem="smkl", method=name, ds=split.ds, params=params, **extra)
 
 
 def _plan(opts: RunOptions) -> Any:
@@ -97,38 +95,46 @@ def _plan(opts: RunOptions) -> Any:
     return SolverPlan(solver=opts.solver, relax_solver=opts.solver, time_limit=opts.time_limit)
 
 
-@runner("solve", "smkl")
+@runner("solve", "smkl", checks=True)
 def run(opts: RunOptions, *, kernels: str = "paper10", k0: int = 2, C: float = 10.0,
         lam: float = 1.0, method: str = "abr", init: str = "random", starts: int = 1,
-        normalize: str = "none") -> dict[str, Any]:
+        normalize: str = "none", options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Sparse MKL (4) on ``opts.data`` with a registered method; the JSON payload."""
     entry = registry.get("smkl", "method", method)
+    if not (isinstance(starts, int) and starts >= 1):
+        raise CLIError(f"--starts {starts}: give at least one start (an integer >= 1)")
+    if init != "random":
+        if "init" not in entry.options:
+            raise CLIError(f"--init {init}: method {method} takes no start (use --method abr)")
+        registry.get("smkl", "relaxation", init)  # a registered relaxation, or the list
     split = prepare(opts)
     problem = _problem(split, kernels, k0, C, lam, normalize)
     given = {"init": init, "starts": starts, "seed": opts.seed}
-    if init != "random" and "init" not in entry.options:
-        raise CLIError(f"--init {init}: method {method} takes no start (use --method abr)")
-    res = entry(problem, _plan(opts), **{k: v for k, v in given.items() if k in entry.options})
+    kwargs = method_options(entry, given, options)
+    ready()
+    res = entry.run(problem, _plan(opts), **kwargs)
     params = {"kernels": kernels, "k0": k0, "C": C, "lam": lam, "init": init,
-              "starts": starts, "normalize": normalize, **opts.params()}
+              "starts": starts, "normalize": normalize, **(options or {}), **opts.params()}
     return _payload(res, problem, split, "solve", method, params)
 
 
-@runner("relax", "smkl")
+@runner("relax", "smkl", checks=True)
 def run_relax(opts: RunOptions, *, kernels: str = "paper10", k0: int = 2, C: float = 10.0,
-              lam: float = 1.0, relaxation: str = "sdp-full-cp", normalize: str = "none"
-              ) -> dict[str, Any]:
-    """A relaxation of (13) with its certified lower bound on (4); the JSON payload."""
+              lam: float = 1.0, relaxation: str = "sdp-full-cp", normalize: str = "none",
+              options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A relaxation of (13): its value and certified value (a lower bound on (4))."""
     entry = registry.get("smkl", "relaxation", relaxation)
     split = prepare(opts)
     problem = _problem(split, kernels, k0, C, lam, normalize)
-    res = entry(problem, _plan(opts))
+    ready()
+    res = entry.run(problem, _plan(opts), **(options or {}))
     params = {"kernels": kernels, "k0": k0, "C": C, "lam": lam, "normalize": normalize,
-              **opts.params()}
+              **(options or {}), **opts.params()}
     return _payload(res, problem, split, "relax", relaxation, params)
 
 
 @solve_app.command("smkl")
+@shared_options
 def solve_smkl_cmd(
     data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "standard",
     rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,
@@ -137,9 +143,9 @@ def solve_smkl_cmd(
     method: Annotated[str, typer.Option(
         "--method", help=registry.choices_help("smkl", "method"))] = "abr",
     init: Annotated[str, typer.Option(
-        "--init", help="ABR start: random|" + registry.choices_help("smkl", "relaxation"))]
-    = "random",
-    starts: Annotated[int, typer.Option("--starts", help="Seeded random starts.")] = 1,
+        "--init", help="ABR start: random, or a relaxation's k0 largest weights: "
+        + registry.choices_help("smkl", "relaxation"))] = "random",
+    starts: Annotated[int, typer.Option("--starts", help="Seeded starts (>= 1).")] = 1,
     normalize: NormOpt = "none",
 ) -> None:
     """Sparse multiple kernel learning, paper B eq. (4): at most k0 kernels."""
@@ -149,6 +155,7 @@ def solve_smkl_cmd(
 
 
 @relax_app.command("smkl")
+@shared_options
 def relax_smkl_cmd(
     data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "standard",
     rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,

@@ -26,7 +26,11 @@ from sparsekm.models.smkl.objective import Evaluation, evaluate
 from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.models.smkl.subproblems import beta_step, lagrangian_bound
 
-__all__ = ["abr_run", "random_start", "sparse_start"]
+__all__ = ["BEST_RESPONSE", "NO_DESCENT", "abr_run", "random_start", "sparse_start"]
+
+# The local optimality a run can end at (``abr_run(...)["local"]``; a stall by ``tol`` is none).
+BEST_RESPONSE = "mutual best response: alpha solves (7) on K(beta), beta solves (8) at alpha"
+NO_DESCENT = "no best-response step (with backtracking) decreases (4)"
 
 
 def random_start(q: int, k0: int, rng: np.random.Generator) -> np.ndarray:
@@ -76,14 +80,14 @@ def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, max_iter: int = 50, tol:
     evals = [cur]
     history = [{"iter": 0, "objective": cur.value, "support": cur.support, "accepted": True,
                 "beta": cur.beta.tolist()}]
-    nondec, term = 0, "iteration_limit"
+    nondec, term, local = 0, "iteration_limit", None
     for t in range(1, max_iter + 1):
         if deadline is not None and deadline.expired():
             term = "time_limit"
             break
         beta_new = beta_step(cur.d, lam, k0, excluded, forced)
         if np.allclose(beta_new, cur.beta, atol=1e-12, rtol=0):
-            term = "converged"  # a mutual best response (Proposition 2)
+            term, local = "converged", BEST_RESPONSE  # a mutual best response (Prop. 2)
             break
         new = evaluate(problem, beta_new, alpha0=cur.alpha)
         evals.append(new)
@@ -102,7 +106,7 @@ def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, max_iter: int = 50, tol:
         history.append({"iter": t, "objective": new.value, "support": new.support,
                         "accepted": accepted, "beta": new.beta.tolist()})
         if not accepted:
-            term = "converged"  # no best-response step decreases (4)
+            term, local = "converged", NO_DESCENT  # no best-response step decreases (4)
             break
         improvement = best.value - new.value
         cur = new
@@ -115,7 +119,11 @@ def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, max_iter: int = 50, tol:
                 break
         else:
             nondec = 0
+    if local is None and term == "converged" and np.allclose(
+            beta_step(cur.d, lam, k0, excluded, forced), cur.beta, atol=1e-12, rtol=0):
+        local = BEST_RESPONSE  # stalled by tol, yet at a mutual best response (one GSSP)
     bound = max(lagrangian_bound(e.d, float(e.alpha.sum()), lam, k0, excluded, forced)[0]
                 for e in evals)
     return {"best": best, "bound": bound, "history": history, "termination": term,
-            "evals": evals, "time_s": time.perf_counter() - t0}
+            "local": local if best is cur else None, "evals": evals,
+            "time_s": time.perf_counter() - t0}

@@ -16,18 +16,19 @@ from .result import method_result
 
 __all__ = ["abr", "initial_betas"]
 
-INITS = ("random", "sdp-full", "sdp-full-cp", "sdp-3x3", "soc-basis", "soc-random",
-         "soc-diag")
-
 
 def initial_betas(problem: SMKLProblem, plan: SolverPlan, init: str, starts: int, seed: int
                   ) -> tuple[list[np.ndarray], dict[str, Any]]:
-    """Start points: ``starts`` seeded random k0-sparse betas, or a relaxation's k0 largest
-    weights (renormalised) followed by ``starts - 1`` random ones."""
+    """Start points: ``starts`` seeded random k0-sparse betas, or the k0 largest weights
+    (renormalised) of ``init``, any registered smkl relaxation, followed by ``starts - 1``
+    random ones."""
     from sparsekm import registry
 
-    if init not in INITS:
-        raise ValueError(f"init={init!r}: choose one of {', '.join(INITS)}")
+    if init != "random" and init not in registry.names("smkl", "relaxation"):
+        raise ValueError(f"init={init!r}: choose random or a relaxation: "
+                         f"{', '.join(registry.names('smkl', 'relaxation'))}")
+    if int(starts) < 1:
+        raise ValueError(f"starts={starts} (CLI: --starts): give at least one start (>= 1)")
     rng = np.random.default_rng(seed)
     info: dict[str, Any] = {}
     betas = []
@@ -40,7 +41,7 @@ def initial_betas(problem: SMKLProblem, plan: SolverPlan, init: str, starts: int
         betas.append(sparse_start(beta, problem.k0))
         info = {"init_bound": relax.bound, "init_relaxation_value": relax.objective,
                 "init_time_s": relax.time_s}
-    while len(betas) < max(starts, 1):
+    while len(betas) < starts:
         betas.append(random_start(problem.q, problem.k0, rng))
     return betas, info
 
@@ -67,8 +68,9 @@ def abr(problem: SMKLProblem, plan: SolverPlan | None = None, *, init: str = "ra
     best = min(runs, key=lambda r: r["best"].upper)
     bound = max([r["bound"] for r in runs] + [info.get("init_bound") or -np.inf])
     timed_out = any(r["termination"] == "time_limit" for r in runs)
-    return method_result(
+    res = method_result(
         problem, "abr", t0, evaluation=best["best"], bound=bound,
         termination=Termination.TIME_LIMIT if timed_out else Termination.CONVERGED,
         iterations=len(best["history"]) - 1, history=best["history"],
         start_objectives=[r["best"].upper for r in runs], init=init, **info)
+    return res.mark_local(best["local"]) if best.get("local") else res
