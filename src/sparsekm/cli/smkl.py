@@ -19,6 +19,7 @@ from sparsekm import registry
 
 from .common import (
     DEFAULT_DATA,
+    CheckpointOpt,
     CLIError,
     COpt,
     DataOpt,
@@ -31,6 +32,7 @@ from .common import (
     SolverOpt,
     TestSizeOpt,
     TimeLimitOpt,
+    WorkersOpt,
     accuracy,
     method_options,
     payload_from,
@@ -41,6 +43,7 @@ from .common import (
     runner,
     shared_options,
     solve_app,
+    tree_options,
 )
 
 DEMO_RANK = 30
@@ -98,9 +101,11 @@ def _plan(opts: RunOptions) -> Any:
 @runner("solve", "smkl", checks=True)
 def run(opts: RunOptions, *, kernels: str = "paper10", k0: int = 2, C: float = 10.0,
         lam: float = 1.0, method: str = "abr", init: str = "random", starts: int = 1,
-        normalize: str = "none", options: dict[str, Any] | None = None) -> dict[str, Any]:
+        normalize: str = "none", options: dict[str, Any] | None = None, workers: int = 1,
+        checkpoint: str | None = None) -> dict[str, Any]:
     """Sparse MKL (4) on ``opts.data`` with a registered method; the JSON payload."""
     entry = registry.get("smkl", "method", method)
+    tree = tree_options(entry, workers, checkpoint)
     if not (isinstance(starts, int) and starts >= 1):
         raise CLIError(f"--starts {starts}: give at least one start (an integer >= 1)")
     if init != "random":
@@ -109,12 +114,13 @@ def run(opts: RunOptions, *, kernels: str = "paper10", k0: int = 2, C: float = 1
         registry.get("smkl", "relaxation", init)  # a registered relaxation, or the list
     split = prepare(opts)
     problem = _problem(split, kernels, k0, C, lam, normalize)
-    given = {"init": init, "starts": starts, "seed": opts.seed}
+    given = {"init": init, "starts": starts, "seed": opts.seed, **tree}
     kwargs = method_options(entry, given, options)
     ready()
     res = entry.run(problem, _plan(opts), **kwargs)
     params = {"kernels": kernels, "k0": k0, "C": C, "lam": lam, "init": init,
-              "starts": starts, "normalize": normalize, **(options or {}), **opts.params()}
+              "starts": starts, "normalize": normalize, **tree, **(options or {}),
+              **opts.params()}
     return _payload(res, problem, split, "solve", method, params)
 
 
@@ -146,12 +152,13 @@ def solve_smkl_cmd(
         "--init", help="ABR start: random, or a relaxation's k0 largest weights: "
         + registry.choices_help("smkl", "relaxation"))] = "random",
     starts: Annotated[int, typer.Option("--starts", help="Seeded starts (>= 1).")] = 1,
-    normalize: NormOpt = "none",
+    normalize: NormOpt = "none", workers: WorkersOpt = 1, checkpoint: CheckpointOpt = None,
 ) -> None:
     """Sparse multiple kernel learning, paper B eq. (4): at most k0 kernels."""
     opts = RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
     run_command(run, opts, json_out, kernels=kernels, k0=k0, C=C, lam=lam, method=method,
-                init=init, starts=starts, normalize=normalize)
+                init=init, starts=starts, normalize=normalize, workers=workers,
+                checkpoint=checkpoint)
 
 
 @relax_app.command("smkl")

@@ -35,9 +35,15 @@ import threading
 import numpy as np
 from numba import njit
 
-from sparsekm.solvers.smo.decide import BELOW, smo_decide
-from sparsekm.solvers.smo.engine import FIRST_ORDER, HINGE, get_row
-from sparsekm.solvers.smo.masked_rows import masked_diag, masked_segment
+from sparsekm.solvers.smo import (
+    BELOW,
+    FIRST_ORDER,
+    HINGE,
+    get_row,
+    masked_diag,
+    masked_segment,
+    smo_decide,
+)
 
 __all__ = ["FRESH", "FULL", "WORKING", "Refiner", "fixed_alpha_quad", "refine_many"]
 
