@@ -33,7 +33,8 @@ decides a comparison; ``BELOW`` / ``ABOVE``), ``lin_bound``, ``get_row`` (a kern
 the tuple ``ks`` of :mod:`.rows`), the kinds ``HINGE`` / ``LOGISTIC`` / ``FIRST_ORDER`` /
 ``SECOND_ORDER`` and the masked-kernel rows of :mod:`.masked_rows` (``MASKED_POLY``,
 ``MASKED_RBF``, ``ipow``, ``masked_diag``, ``masked_matrix``, ``masked_row``,
-``masked_segment``, ``stack_columns``). Algorithms import these names from ``sparsekm.solvers.smo`` only.
+``masked_segment``, ``stack_columns``). Algorithms import these names from
+``sparsekm.solvers.smo`` only.
 
 Every solve returns the one :class:`~sparsekm.solvers.Result` with ``objective`` (the dual
 value, minimised), a certified ``bound``, ``values`` alpha, b, rho, dual_coef, support and
