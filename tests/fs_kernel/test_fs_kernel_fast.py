@@ -73,6 +73,29 @@ def test_ls_star_fast_equals_plain(kernel, kw, sense):
             r["best_objective"] for r in plain.log]
 
 
+@pytest.mark.parametrize("sense", ["margin", "paper"])
+@pytest.mark.parametrize(("kernel", "kw"), [KERNELS[0], KERNELS[2]], ids=["poly2", "rbf"])
+@pytest.mark.parametrize(("w_share", "fixed_min"), [(0.0, 0.0), (1.0, 2.0), (0.5, 2.0)],
+                         ids=["no-working-set", "all-points-no-fixed-pass", "default-share"])
+def test_ls_star_same_masks_whatever_the_screening_settings(kernel, kw, sense, w_share,
+                                                            fixed_min, monkeypatch):
+    """The screening's knobs (working-set share, skipping the fixed-alpha pass on sample
+    batches) change only the work: the masks, objectives and the LS* history stay the plain
+    path's, on starts where the working-set stage and the skip are in use."""
+    import sparsekm.algorithms.fs_kernel.fast as fast_mod
+
+    monkeypatch.setattr(fast_mod, "W_SHARE", w_share)
+    monkeypatch.setattr(fast_mod, "FIXED_MIN", fixed_min)
+    p = _problem(30, kernel, kw, sense, m=70, n=12, B=5)
+    for seed in range(2):
+        beta0 = random_masks(p.n, p.B, 1, seed)[0]
+        plain, fast = _both(_ls.ls_star, p, beta0, seed, n_samples=80, opt_window=3)
+        _same(plain, fast)
+        assert [r["best_objective"] for r in fast.log] == [
+            r["best_objective"] for r in plain.log]
+        assert fast.extra["n_evals"] == plain.extra["n_evals"]
+
+
 @pytest.mark.parametrize(("kernel", "kw"), KERNELS, ids=IDS)
 def test_decsub_fast_equals_plain(kernel, kw):
     for seed in range(2):
@@ -112,19 +135,51 @@ def test_certified_intervals_contain_plain_values(kernel, kw, sense):
                       for jo, ji in swaps])
     eps = p.m * p.C * SVM_TOL
     n = len(swaps)
+    sv = np.flatnonzero(alpha > 0).astype(np.int64)
+    S = rk.base(kb, beta)
+
+    def centre(W):
+        return (S, rk.XT, p.y, alpha, W, sv.size, np.ascontiguousarray(S[np.ix_(W, W)]),
+                np.ascontiguousarray(rk.XT[:, W]))
+
+    def run(W, iters, want_lb, lo_thr, state=None):
+        state = state or (np.empty((n, p.m)), np.empty((n, p.m)), np.zeros(n, np.int64))
+        outs = (np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n))
+        ctl = np.array([p.C, iters, SVM_TOL, want_lb, 0.0, float(W.size > sv.size)])
+        refine_many(centre(W), rk.kpar(0, 0), (add, rem, *state, np.arange(n), lo_thr,
+                                               np.full(n, np.inf)), ctl,
+                    ev.refiner.buffers(), outs)
+        return outs, state
+
+    # the fixed-alpha value from the support-vector block equals f(alpha_cur, beta')
+    (f0, *_), _ = run(sv, 0, 0.0, np.full(n, -np.inf))
+    w = alpha * p.y
+    fixed = np.array([0.5 * w @ rk.matrix((kb, (int(ji),), (int(jo),))) @ w - alpha.sum()
+                      for jo, ji in swaps])
+    np.testing.assert_allclose(f0, fixed, rtol=1e-12, atol=1e-9)
+    assert np.all(f0 >= plain - 1e-9 * np.abs(plain))
     for iters in (0, 30):
-        f, lb, its = np.zeros(n), np.zeros(n), np.zeros(n)
-        grads = np.full((n, p.m), np.nan)
-        sv = np.flatnonzero(alpha > 0).astype(np.int64)
-        centre = (rk.base(kb, beta), rk.XT, p.y, alpha, sv)
-        batch = (add, rem, grads, np.arange(n), np.full(n, -np.inf), np.full(n, np.inf))
-        ctl = np.array([p.C, iters, SVM_TOL, 1.0, 0.0])
-        refine_many(centre, rk.kpar(0, 0), batch, ctl, ev.refiner.buffers(), (f, lb, its))
+        (f, lb, its, _), state = run(sv, iters, 1.0, np.full(n, -np.inf))
         assert np.all(np.isfinite(f)) and np.all(np.isfinite(lb))
         assert np.all(f >= plain - eps - 1e-9 * np.abs(plain))
         assert np.all(lb <= plain + 1e-9 * np.abs(plain))
         if iters:
             assert its.max() > 0  # the warm start did run
+            # a second call continues from the stored SMO point: never a worse bound
+            (f2, lb2, _, _), _ = run(sv, iters, 1.0, np.full(n, -np.inf), state)
+            assert np.all(f2 <= f + 1e-9 * np.abs(f))
+            assert np.all(lb2 <= plain + 1e-9 * np.abs(plain))
+    # the working-set stage (support + other samples): exact upper bounds, at most f0
+    W = np.concatenate([sv, np.setdiff1d(np.arange(p.m), sv)[::2]]).astype(np.int64)
+    for lo_thr in (plain + 1.0, np.full(n, -np.inf)):
+        (f, _, its, _), (alphas, _, stages) = run(W, 1000, 0.0, lo_thr)
+        assert np.all(stages > 0) and its.max() > 0
+        assert np.all(f >= plain - eps - 1e-9 * np.abs(plain))
+        assert np.all(f <= f0 + 1e-9 * np.abs(f0))
+        exact = [0.5 * (a * p.y) @ rk.matrix((kb, (int(ji),), (int(jo),))) @ (a * p.y) - a.sum()
+                 for a, (jo, ji) in zip(alphas, swaps)]
+        np.testing.assert_allclose(f, exact, rtol=1e-9, atol=1e-9)
+        assert np.allclose(alphas @ p.y, 0.0) and alphas.min() >= 0 and alphas.max() <= p.C
     ev.close()
 
 

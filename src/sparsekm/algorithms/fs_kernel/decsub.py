@@ -28,16 +28,14 @@ from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
 
 from .evaluator import mask_key, single_blas
+from .fast import make_evaluator
 from .greedy import greedy_H, lazy_greedy_H, ls_fixed_alpha
 from .local_search import start_mask
-from .path import PathEvaluator, make_evaluator
+from .path import PathEvaluator
+from .recipe import unpack
 from .search import StallWindow
 
 __all__ = ["decsub_light"]
-
-
-def _unpack(key: bytes, n: int) -> np.ndarray:
-    return np.unpackbits(np.frombuffer(key, dtype=np.uint8))[:n].astype(bool)
 
 
 @register("fs-kernel", "method", "decsub", paper="A", ref="Algorithm 3 (DecSubLight*)")
@@ -88,7 +86,7 @@ def _decsub(ev: PathEvaluator, p: FSKernelProblem, beta_in: np.ndarray | None, s
         n_greedy_evals += info["n_evals"]
         _, pool = ls_fixed_alpha(sf, beta_t, sign=1.0)
         fresh = [key for _, key in pool[:sol_pool] if key not in tabu]
-        done = ev.evaluate_pool([_unpack(k, p.n) for k in fresh], beta_t, alpha_k)
+        done = ev.evaluate_pool([unpack(k, p.n) for k in fresh], beta_t, alpha_k)
         tabu.update(fresh[:done])
         explored.extend(fresh[:done])
         window.update(ev.best_score, ev.best_score)

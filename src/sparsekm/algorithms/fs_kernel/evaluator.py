@@ -16,6 +16,9 @@ from sparsekm.models.fs_kernel import FSKernelProblem
 from sparsekm.parallel import single_blas
 from sparsekm.solvers import Result, SolutionStatus, SolverPlan
 
+from .recipe import mask_key
+from .search import improves
+
 __all__ = ["Evaluator", "alpha_subproblem", "mask_key", "mask_result", "single_blas"]
 
 SVM_TOL = 1e-5
@@ -33,11 +36,6 @@ def alpha_subproblem(K: np.ndarray, y: np.ndarray, C: float, tol: float = SVM_TO
 
     res = solve_svm_dual(K, y, C, options=SVMDualOptions(tol=tol, check_input=False))
     return res.alpha, float(res.b), float(res.objective)
-
-
-def mask_key(beta: np.ndarray) -> bytes:
-    """Hashable key of a mask."""
-    return np.packbits(beta).tobytes()
 
 
 def mask_result(problem: FSKernelProblem, beta: np.ndarray, objective: float,
@@ -121,8 +119,6 @@ class Evaluator:
                      ) -> tuple[tuple[int, int] | None, float, bool]:
         """One best-improvement step over ``N^1(beta)`` with :meth:`eval_swap` (the same
         contract as :meth:`.path.PathEvaluator.descend_step`; kept for the kernel benchmark)."""
-        from .search import improves
-
         best_s, move = self.score(cur), None
         for jo in np.flatnonzero(beta):
             for ji in np.flatnonzero(~beta):

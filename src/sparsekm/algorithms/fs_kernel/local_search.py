@@ -17,7 +17,8 @@ from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
 
 from .evaluator import mask_key, mask_result, single_blas
-from .path import PathEvaluator, make_evaluator
+from .fast import make_evaluator
+from .path import PathEvaluator
 from .search import StallWindow, sample_n2
 
 __all__ = ["N1_LOCAL", "descend", "local_search", "ls_star", "start_mask"]

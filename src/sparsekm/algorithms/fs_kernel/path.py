@@ -22,11 +22,11 @@ import numpy as np
 from sparsekm.models.fs_kernel import FSKernelProblem
 from sparsekm.solvers import Result, SolverPlan, Termination
 
-from .evaluator import alpha_subproblem, mask_key, mask_result
-from .recipe import Recipe, RecipeKernels, changes
+from .evaluator import alpha_subproblem, mask_result
+from .recipe import Recipe, RecipeKernels, changes, mask_key
 from .search import improves
 
-__all__ = ["PathEvaluator", "make_evaluator"]
+__all__ = ["PathEvaluator"]
 
 
 class PathEvaluator:
@@ -169,13 +169,3 @@ class PathEvaluator:
 
     def close(self) -> None:
         """Release worker threads (fast paths)."""
-
-
-def make_evaluator(problem: FSKernelProblem, plan: SolverPlan | None, fast: bool,
-                   threads: int | None = None) -> PathEvaluator:
-    """The plain or the fast evaluator (same answers; see :mod:`.fast`)."""
-    if not fast:
-        return PathEvaluator(problem, plan)
-    from .fast import FastEvaluator
-
-    return FastEvaluator(problem, plan, threads=threads)

@@ -25,7 +25,7 @@ from sparsekm.solvers.smo import (
     stack_columns,
 )
 
-__all__ = ["Recipe", "RecipeKernels", "aggregate"]
+__all__ = ["Recipe", "RecipeKernels", "aggregate", "changes", "mask_key", "unpack"]
 
 Recipe = tuple[bytes, tuple[int, ...], tuple[int, ...]]  # (packed base mask, added, removed)
 
@@ -92,6 +92,11 @@ class RecipeKernels:
         if not self.poly:
             np.exp(K, out=K)
         return K
+
+
+def mask_key(beta: np.ndarray) -> bytes:
+    """Hashable key of a mask (the inverse of :func:`unpack`)."""
+    return np.packbits(beta).tobytes()
 
 
 def unpack(key: bytes, n: int) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .evaluator import mask_key
+from .recipe import mask_key
 
 __all__ = ["StallWindow", "improves", "sample_n2"]
 

@@ -33,7 +33,8 @@ decides a comparison; ``BELOW`` / ``ABOVE``), ``lin_bound``, ``get_row`` (a kern
 the tuple ``ks`` of :mod:`.rows`), the kinds ``HINGE`` / ``LOGISTIC`` / ``FIRST_ORDER`` /
 ``SECOND_ORDER`` and the masked-kernel rows of :mod:`.masked_rows` (``MASKED_POLY``,
 ``MASKED_RBF``, ``ipow``, ``masked_diag``, ``masked_matrix``, ``masked_row``,
-``stack_columns``). Algorithms import these names from ``sparsekm.solvers.smo`` only.
+``masked_segment``, ``stack_columns``). Algorithms import these names from
+``sparsekm.solvers.smo`` only.
 
 Every solve returns the one :class:`~sparsekm.solvers.Result` with ``objective`` (the dual
 value, minimised), a certified ``bound``, ``values`` alpha, b, rho, dual_coef, support and
@@ -60,6 +61,7 @@ from .masked_rows import (
     masked_diag,
     masked_matrix,
     masked_row,
+    masked_segment,
     stack_columns,
 )
 from .svm_dual import (
@@ -74,6 +76,7 @@ __all__ = ["ABOVE", "BELOW", "FIRST_ORDER", "HINGE", "LOGISTIC", "MASKED_POLY", 
            "SECOND_ORDER", "UNDECIDED", "Hinge", "KernelSource", "Logistic",
            "SMOOptions", "SVMDualOptions", "decision_function", "dual_gradient",
            "dual_objective", "fit_libsvm", "get_row", "ipow", "kkt_intercept", "lin_bound",
-           "linearized_bound", "masked_diag", "masked_matrix", "masked_row", "optimal_intercept",
+           "linearized_bound", "masked_diag", "masked_matrix", "masked_row", "masked_segment",
+           "optimal_intercept",
            "primal_objective", "smo_decide", "smo_run", "solve_kernel_dual", "solve_svm_dual",
            "stack_columns", "svm_duality"]
