@@ -6,6 +6,9 @@ masks solved the same way; branch and bound (serial) with a time limit per run. 
 status, certified gap, SVM solves against the number of masks, and whether both give the same
 optimum (where enumeration ran).
 
+A script, not a config: where enumeration cannot run, its time is estimated from sampled masks,
+and the table compares SVM solves against the number of masks (not a grid of runs).
+
 Usage: PYTHONPATH=src python benchmarks/bench_fs_kernel_bnb.py [--time-limit S]
 Writes benchmarks/results/fs_kernel_bnb.md and .json.
 """

@@ -8,6 +8,9 @@ largest relaxed z at the root), against the best incumbent found by ``bnb``
 (benchmarks/results/fs_linear_certify*.json). A small K (mfeat) means short branching
 paths; a K of ~100 (microarray sets) means an SR-DLMP(K) with ~100 binaries and a deep tree.
 
+A script, not a config: a probe of one relaxation under growing exclusion sets, against
+stored incumbents (no solver method is run as a grid point).
+
 Not part of CI. Usage: PYTHONPATH=src python benchmarks/bench_fs_linear_exclusion.py
 """
 

@@ -7,6 +7,9 @@ differs). For the best-matching variant of each data set, ``bnb`` then runs for 
 seconds: an incumbent below the paper's certified optimum, on data whose relaxation agrees
 with the paper's, contradicts the certificate (or the data differ in a way DSCoP hides).
 
+A script, not a config: a probe comparing preprocessing variants of the data themselves
+(no `--scale` value expresses them) against the paper's Table 6.
+
 Not part of CI. Usage (repository root):
 
     PYTHONPATH=src python benchmarks/bench_fs_linear_preprocessing.py --tl 120

@@ -6,6 +6,8 @@ multipliers (every sample in the SOCP: the code before row generation) and with 
 SOCP starts from the parent's support vectors; margin violators enter). Both bounds are
 certified at a feasible alpha; the table shows that they agree and the time ratio.
 
+A script, not a config: node bounds inside bnb, timed in one process (a micro-benchmark).
+
 Not part of CI. Usage: PYTHONPATH=src python benchmarks/bench_fs_linear_shrink.py
 """
 

@@ -1,5 +1,7 @@
 """Benchmark: masked-kernel swap updates and the SVM-dual inner loop (Paper A, eqs. (3)-(4)).
 
+A script, not a config: a micro-benchmark (operations timed in one process), not a grid of runs.
+
 Run with ``PYTHONPATH=src python benchmarks/bench_kernels.py``. On a seeded random 300 x 30
 problem with ``B = 15`` selected features it measures
 

@@ -1,5 +1,7 @@
 """Restructure check (issue 12): a small subset of the paper A and D benchmarks; prints JSON.
 
+A script, not a config: a one-off check that a refactor left values unchanged.
+
     PYTHONPATH=src python benchmarks/bench_restructure_subset.py
 
 The same runs with the last landed version before the restructure gave the "before" column of

@@ -37,7 +37,8 @@ def test_expansion_is_the_product_and_keys_are_stable(write_config) -> None:
     assert [s.key for s in specs] == [s.key for s in again]  # the name is not the config
     s = specs[0]
     assert s.opts["test_size"] == 0.25 and s.opts["time_limit"] == 5.0 and s.opts["seed"] == 0
-    assert s.params == {"kernel": "linear", "gamma": None, "degree": 3, "coef0": 0.0, "C": 1.0}
+    assert s.params == {"kernel": "linear", "gamma": None, "degree": 3, "coef0": 0.0, "C": 1.0,
+                        "validation_size": 0.0}
     assert s.hard_limit == 10.0  # 5 s + grace max(5, 25 %)
     # C = 1 and C = 1.0 are one run; C = 2 is another
     one = expand(load_config(write_config(BASE.replace("C = [1, 10.0]", "C = [1.0]"), "c.toml")))

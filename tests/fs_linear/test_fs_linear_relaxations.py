@@ -130,3 +130,24 @@ def test_bigm_tightening_prop41_is_valid_and_tighter() -> None:
     assert winf * (1 - 1e-5) <= M
     assert math.sqrt(2 * ub) > M
     assert np.all(hi >= lo - 1e-7)
+
+
+@pytest.mark.parametrize("key,B,C", INSTANCES[:3])
+def test_box_certificate_is_the_value_of_8_at_interior_point_multipliers(key, B, C):
+    """Weak duality: box_bound <= (8) for any alpha; at Clarabel's multipliers it equals (8)'s
+    value (strong duality); with a valid big-M it never exceeds the enumerated optimum of (2),
+    and SCS's multipliers (no certificate of their own) give a valid bound too."""
+    from sparsekm.relaxations.fs_linear.box import box_bound, build_box
+    from sparsekm.solvers import solve
+
+    p = prob(key, B, C)
+    opt, _, w_inf = enum_opt(key, B, C)
+    M = 2.0 * w_inf  # Theorem 3.1 (with M >= ||w*||_inf): BigMP (6) is exact
+    rel = build_box(p, M)
+    res = solve(rel.problem, solver="clarabel")
+    cert = box_bound(p, np.asarray(rel.margins.dual_value), M)
+    assert cert == pytest.approx(res.objective, rel=1e-6, abs=1e-7)
+    assert cert <= opt * (1 + 1e-9) + 1e-9
+    scs = solve_relaxation(p, "box", SolverPlan(relax_solver="scs"), M=M)
+    assert scs.bound is not None and scs.bound <= res.objective + 1e-7
+    assert scs.bound == pytest.approx(res.objective, rel=1e-3)

@@ -65,7 +65,7 @@ def test_lower_dual_18_optimum_equals_V_strong_duality(small, objective):
     pb = MinMaxFSProblem(*small, C=2.0, C2=0.4)
     ll = lower_level(pb, 0.7, tol=1e-12)
     res = solve(lower_dual_model(pb, gamma=0.7, objective=objective), solver="ipopt")
-    assert res.status.value == "optimal"
+    assert res.status.value == "locally_optimal"  # Ipopt on an NLP-class model: not certified
     assert res.objective == pytest.approx(ll.value, rel=1e-6)
 
 

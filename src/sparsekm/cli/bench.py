@@ -99,13 +99,16 @@ def plot_cmd(
     out: Annotated[Path | None, typer.Option(
         "--out", help="Folder for the figures (default: <store>_plots next to the store).")]
     = None,
-    kinds: Annotated[str, typer.Option(
-        "--kinds", help="Comma list of profile,box,gap,accuracy.")] = "profile,box,gap,accuracy",
+    kinds: Annotated[str | None, typer.Option(
+        "--kinds", help="Comma list of profile,box,objective,gap,accuracy (default: the "
+        "config's [report] plots, else all; a kind without data for its chart is skipped).")
+    ] = None,
 ) -> None:
     """Figures from the store (PNG + SVG): profiles, box plots, gap vs time, accuracy vs B."""
     from sparsekm.experiments.plots import plot
 
     with cli_errors():
-        files = plot(_load(config), out, kinds=[k.strip() for k in kinds.split(",")])
+        files = plot(_load(config), out,
+                     kinds=None if kinds is None else [k.strip() for k in kinds.split(",")])
     for f in files:
         typer.echo(str(f))

@@ -37,6 +37,13 @@ SolverOpt = Annotated[str | None, typer.Option(
 TimeLimitOpt = Annotated[float | None, typer.Option("--time-limit", help="Seconds.")]
 TestSizeOpt = Annotated[float, typer.Option(
     "--test-size", help="Stratified seeded test fraction (0: train on all rows).")]
+TrainRowsOpt = Annotated[int | None, typer.Option(
+    "--train-rows", help="Train on a stratified seeded sample of N rows (the rest is the test "
+    "set); instead of --test-size.")]
+ValidationOpt = Annotated[float, typer.Option(
+    "--validation-size", help="Hold out this stratified seeded fraction of the training rows "
+    "as a validation set: the model is fitted on the rest, and the JSON reports its "
+    "validation_accuracy (model selection by `bench report`'s `select`).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object to stdout.")]
 COpt = Annotated[float, typer.Option("--C", help="Misclassification penalty C > 0.")]
 
@@ -60,11 +67,15 @@ class RunOptions:
     solver: str | None = None
     time_limit: float | None = None
     test_size: float = 0.0
+    train_rows: int | None = None
 
     def params(self) -> dict[str, Any]:
         """The options that shape a run (reported under ``params``)."""
-        return {"scale": self.scale, "seed": self.seed, "time_limit": self.time_limit,
-                "test_size": self.test_size}
+        out = {"scale": self.scale, "seed": self.seed, "time_limit": self.time_limit,
+               "test_size": self.test_size}
+        if self.train_rows is not None:
+            out["train_rows"] = self.train_rows
+        return out
 
 
 @dataclass(frozen=True)
@@ -108,17 +119,36 @@ def scale_fit_transform(scale: str, train: Any, *others: Any) -> Any:
 
 
 def prepare(opts: RunOptions) -> Split:
-    """Load, split (``test_size`` > 0: stratified, seeded) and scale on the training rows."""
+    """Load, split (``test_size`` > 0 or ``train_rows``: stratified, seeded) and scale on the
+    training rows."""
     from sparsekm.data import train_test_split
 
     ds = load_cli_data(opts.data, opts.label, opts.rows)
     if not 0.0 <= opts.test_size < 1.0:
         raise CLIError(f"--test-size {opts.test_size}: use a fraction in [0, 1)")
-    if opts.test_size > 0:
-        train, test = train_test_split(ds, test_size=opts.test_size, seed=opts.seed)
+    test_size: float | int = opts.test_size
+    if opts.train_rows is not None:
+        if opts.test_size > 0:
+            raise CLIError("--train-rows and --test-size both split the rows: give one")
+        if not 2 <= opts.train_rows < ds.m:
+            raise CLIError(f"--train-rows {opts.train_rows}: use 2 to {ds.m - 1} "
+                           f"({ds.name} has {ds.m} rows)")
+        test_size = ds.m - opts.train_rows
+    if test_size > 0:
+        train, test = train_test_split(ds, test_size=test_size, seed=opts.seed)
         train, test = scale_fit_transform(opts.scale, train, test)
         return Split(ds, train, test)
     return Split(ds, scale_fit_transform(opts.scale, ds), None)
+
+
+def validation_split(train: Any, fraction: float, seed: int) -> tuple[Any, Any]:
+    """(fit rows, validation rows): a stratified seeded ``fraction`` of the (scaled) training
+    rows held out for model selection (``--validation-size``)."""
+    from sparsekm.data import train_test_split
+
+    if not 0.0 < fraction < 1.0:
+        raise CLIError(f"--validation-size {fraction}: use a fraction in (0, 1)")
+    return train_test_split(train, test_size=fraction, seed=seed)
 
 
 def accuracy(decision: np.ndarray, y: np.ndarray) -> float:
@@ -167,7 +197,9 @@ def _clean(x: Any) -> Any:
         return None
     if hasattr(x, "value") and x.__class__.__module__.startswith("sparsekm"):
         return x.value  # enums
-    return x
+    if x is None or isinstance(x, str | int | float | bool):
+        return x
+    return str(x)  # anything else a method put in its extras: readable, never a crash
 
 
 def result_payload(*, problem: str, method: str, ds: Any, params: dict,
@@ -192,12 +224,21 @@ def result_payload(*, problem: str, method: str, ds: Any, params: dict,
     return _clean(payload)
 
 
+FIXED_KEYS = ("problem", "method", "solver", "data", "m", "n", "params", "status", "objective",
+              "lower_bound", "gap", "selected", "selected_names", "time_s")
+
+
 def payload_from(res: Any, *, problem: str, method: str, ds: Any, params: dict,
                  **extra: Any) -> dict[str, Any]:
-    """:func:`result_payload` filled from a :class:`~sparsekm.solvers.Result`."""
+    """:func:`result_payload` filled from a :class:`~sparsekm.solvers.Result`: the fixed keys,
+    ``termination``, the runner's ``extra`` and then every key of ``res.extra`` (no hand-written
+    list: a new method's extras reach the JSON), a runner's key winning over the method's."""
     extra.setdefault("termination", res.termination.value)
-    if res.message and res.status.value == "error":
+    if res.message and res.status.value in ("error", "bound_only"):
         extra.setdefault("message", res.message)
+    for key, val in res.extra.items():
+        if key not in FIXED_KEYS:
+            extra.setdefault(key, val)
     return result_payload(
         problem=problem, method=method, solver=res.solver or None, ds=ds, params=params,
         status=res.status.value, objective=res.objective, lower_bound=res.bound, gap=res.gap,

@@ -78,7 +78,7 @@ def solve_fs_kernel_cmd(
     data: c.DataOpt = c.DEFAULT_DATA, label: c.LabelOpt = "label", scale: c.ScaleOpt = "standard",
     rows: c.RowsOpt = None, seed: c.SeedOpt = 0, solver: c.SolverOpt = None,
     time_limit: c.TimeLimitOpt = None, test_size: c.TestSizeOpt = 0.0, json_out: c.JsonOpt = False,
-    C: c.COpt = D["C"],
+    train_rows: c.TrainRowsOpt = None, C: c.COpt = D["C"],
     kernel: Annotated[str, typer.Option("--kernel", help="poly|rbf")] = D["kernel"],
     degree: Annotated[int, typer.Option("--degree", help="Polynomial degree d.")] = D["degree"],
     gamma: Annotated[float, typer.Option("--gamma", help="Kernel gamma > 0.")] = D["gamma"],
@@ -104,7 +104,7 @@ def solve_fs_kernel_cmd(
     ] = D["fast"],
 ) -> None:
     """Kernel SVM feature selection with exactly B features (Paper A, problem (4))."""
-    opts = c.RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
+    opts = c.RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size, train_rows)
     c.run_command(run, opts, json_out, method=method, kernel=kernel, B=B, C=C, gamma=gamma,
                 degree=degree, coef0=coef0, sense=sense, starts=starts, n_samples=samples,
                 sol_pool=sol_pool, opt_window=opt_window, n_jobs=n_jobs, fast=fast)

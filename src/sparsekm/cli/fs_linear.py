@@ -77,7 +77,8 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
 
 @c.runner("relax", PROBLEM)
 def run_relax(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
-    """A lower bound on FS-SVM (2) from a registered relaxation (objective = the bound)."""
+    """A registered relaxation of FS-SVM (2): objective = its value, lower_bound = its
+    certified value (null, with the reason, when the solver certifies none)."""
     from sparsekm.relaxations.fs_linear import solve_relaxation
 
     params = dict(params)
@@ -88,19 +89,18 @@ def run_relax(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     known = registry.get(PROBLEM, "relaxation", name).options
     t0 = time.perf_counter()
     r = solve_relaxation(problem, name, plan, **{k: v for k, v in params.items() if k in known})
+    r.time_s = time.perf_counter() - t0
     u = r.values.get("u")
-    order = np.argsort(u, kind="stable")[:problem.B] if u is not None else None
+    rounded = None if u is None else sorted(np.argsort(u, kind="stable")[:problem.B].tolist())
     run_params = {"B": problem.B, "C": problem.C, "M": r.extra.get("M"),
                   **{k: v for k, v in params.items() if k != "M"}, **opts.params()}
-    payload = c.result_payload(
-        problem=PROBLEM, method=name, solver=r.solver, ds=split.ds, params=run_params,
-        status=r.status.value if r.bound is not None else "error", objective=r.bound,
-        lower_bound=r.bound, gap=None, selected=None if order is None else order.tolist(),
-        time_s=time.perf_counter() - t0, equation=r.extra.get("equation"),
-        u=None if u is None else u.tolist(), termination=r.termination.value,
-        message=r.message if r.bound is None else "")
-    payload["selected_meaning"] = "the B features with the smallest relaxed u*_j"
-    return payload
+    return c.payload_from(
+        r, problem=PROBLEM, method=name, ds=split.ds, params=run_params,
+        equation=r.extra.get("equation"), u=u, message=r.message if r.bound is None else "",
+        rounded_selected=rounded,
+        rounded_selected_names=None if rounded is None else
+        [split.ds.feature_names[j] for j in rounded],
+        rounded_meaning="the B features with the smallest relaxed u*_j (a rounding)")
 
 
 BOpt = Annotated[int, typer.Option("--B", help="Budget: at most B selected features.")]

@@ -28,11 +28,13 @@ from .common import (
     SolverOpt,
     TestSizeOpt,
     TimeLimitOpt,
+    ValidationOpt,
     payload_from,
     prepare,
     run_command,
     runner,
     solve_app,
+    validation_split,
 )
 
 DEMO_RANK = 30
@@ -64,31 +66,58 @@ def solve_sklr(train: Any, method: str, plan: Any, **params: Any) -> tuple[Any, 
 
 
 @runner("solve", "sklr")
-def run(opts: RunOptions, *, method: str = "smo2", **params: Any) -> dict[str, Any]:
-    """Paper C's sparse KLR on ``opts.data``; the JSON payload of ``sparsekm solve sklr``."""
+def run(opts: RunOptions, *, method: str = "smo2", lam_ratio: float | None = None,
+        validation_size: float = 0.0, **params: Any) -> dict[str, Any]:
+    """Paper C's sparse KLR on ``opts.data``; the JSON payload of ``sparsekm solve sklr``.
+
+    ``lam_ratio`` sets lam = lam_ratio * C (Section 5.1's grid: 10 equally spaced values of
+    lam in [0, C]); ``validation_size`` fits on the training rows less that held-out fraction
+    and reports ``validation_accuracy`` and ``validation_loss`` (log-loss (3)) (Section 5.1:
+    5 % of the training rows).
+    """
     from sparsekm.solvers import SolverPlan
 
     unknown = set(params) - set(DEFAULTS)
     if unknown:
         raise ValueError(f"unknown sklr parameters {sorted(unknown)}; known: {sorted(DEFAULTS)}")
+    if lam_ratio is not None:
+        if params.get("lam") is not None:
+            raise ValueError("--lam and --lam-ratio both set lambda: give one")
+        if lam_ratio < 0:
+            raise ValueError(f"--lam-ratio {lam_ratio}: use a value >= 0")
+        params["lam"] = lam_ratio * params.get("C", DEFAULTS["C"])
     split = prepare(opts)
+    train, val = split.train, None
+    if validation_size > 0:
+        train, val = validation_split(split.train, validation_size, opts.seed)
     plan = SolverPlan(solver=opts.solver, time_limit=opts.time_limit)
-    problem, res = solve_sklr(split.train, method, plan, **params)
+    problem, res = solve_sklr(train, method, plan, **params)
     p = {**DEFAULTS, **params, "lam": problem.lam}
+    if lam_ratio is not None:
+        p["lam_ratio"] = lam_ratio
+    if val is not None:
+        p["validation_size"] = validation_size
     extra: dict[str, Any] = {"termination": res.termination.value}
     if res.has_solution:
         coef, b = res.values["dual_coef"], float(res.values["b"])
         sv = np.asarray(res.values["support"])
         spec = problem.kernel
-        acc, ll = metrics(spec(split.train.X, split.train.X[sv]) @ coef[sv] + b, split.train.y)
+
+        def decide(X: np.ndarray) -> np.ndarray:
+            return spec(X, train.X[sv]) @ coef[sv] + b
+
+        acc, ll = metrics(decide(train.X), train.y)
         extra.update({"support_fraction": sv.size / problem.m, "n_support": int(sv.size),
                       "iterations": res.extra.get("iterations"),
                       "kkt_violation": res.extra.get("kkt_violation"), "b": b,
                       "rho": res.values.get("rho"), "train_accuracy": acc,
                       "train_log_loss": ll})
+        if val is not None:
+            extra["validation_accuracy"], extra["validation_loss"] = metrics(
+                decide(val.X), val.y)
         if split.test is not None:
-            f = spec(split.test.X, split.train.X[sv]) @ coef[sv] + b
-            extra["test_accuracy"], extra["test_log_loss"] = metrics(f, split.test.y)
+            extra["test_accuracy"], extra["test_log_loss"] = metrics(decide(split.test.X),
+                                                                     split.test.y)
     return payload_from(res, problem="sklr", method=method, ds=split.ds,
                         params={**p, "method": method, **opts.params()}, **extra)
 
@@ -113,6 +142,10 @@ def solve_sklr_cmd(
     lam: Annotated[float | None, typer.Option(
         "--lam", help="Sparsity weight lambda of (18)/(22) (= rho, Observation 1); 0 is plain "
                       "KLR; default C/10 (Appendix C).")] = DEFAULTS["lam"],
+    lam_ratio: Annotated[float | None, typer.Option(
+        "--lam-ratio", help="lambda as a multiple of C, instead of --lam (Section 5.1's grid: "
+                            "10 equally spaced values in [0, 1]).")] = None,
+    validation_size: ValidationOpt = 0.0,
     tol: Annotated[float, typer.Option(
         "--tol", help="SMO KKT tolerance tau (Section 5.1).")] = DEFAULTS["tol"],
     max_iter: Annotated[int, typer.Option(
@@ -122,7 +155,8 @@ def solve_sklr_cmd(
     """Sparse kernel logistic regression (paper C): objective = (22a) at the returned alpha."""
     opts = RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
     run_command(run, opts, json_out, method=method, kernel=kernel, gamma=gamma, degree=degree,
-                coef0=coef0, C=C, lam=lam, tol=tol, max_iter=max_iter)
+                coef0=coef0, C=C, lam=lam, tol=tol, max_iter=max_iter, lam_ratio=lam_ratio,
+                validation_size=validation_size)
 
 
 def demo_section(ds: Any, quick: bool = False) -> list[str]:

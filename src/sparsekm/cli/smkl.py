@@ -35,9 +35,9 @@ from .common import (
     TestSizeOpt,
     TimeLimitOpt,
     accuracy,
+    payload_from,
     prepare,
     relax_app,
-    result_payload,
     run_command,
     runner,
     solve_app,
@@ -86,10 +86,10 @@ def _problem(split: Any, kernels: str, k0: int, C: float, lam: float, normalize:
 
 
 def _payload(res: Any, problem: Any, split: Any, action: str, name: str, params: dict) -> dict:
+    """The JSON payload: the fixed keys, beta and its support, accuracies, then every extra the
+    method reported (no hand-written key list)."""
     beta = res.values.get("beta")
-    extra: dict[str, Any] = {"termination": res.termination.value, "kernels": problem.labels}
-    if res.message and res.status.value == "error":
-        extra["message"] = res.message
+    extra: dict[str, Any] = {"kernels": problem.labels}
     if beta is not None:
         beta = np.asarray(beta, dtype=float)
         support = [int(i) for i in np.flatnonzero(beta > 0)] if action == "solve" else \
@@ -104,16 +104,16 @@ def _payload(res: Any, problem: Any, split: Any, action: str, name: str, params:
         if split.test is not None:
             Kte = D.combine(beta, stack=D.cross(split.test.X))
             extra["test_accuracy"] = accuracy(Kte @ coef + res.values["b"], split.test.y)
-    for key in ("objective_dual", "iterations", "start_objectives", "nodes", "leaves_solved",
-                "open_nodes", "svm_solves", "C_used", "kernel", "init_bound", "minors",
-                "rounds", "all_minors", "relaxation_bound", "ranking", "cv_params",
-                "cv_accuracy", "cv_folds", "cv_table", "cv_time_s"):
-        if key in res.extra:
-            extra[key] = res.extra[key]
-    return result_payload(problem="smkl", method=name, solver=res.solver or None, ds=split.ds,
-                          params=params, status=res.status.value, objective=res.objective,
-                          lower_bound=res.bound, gap=res.gap, selected=None,
-                          time_s=res.time_s, **extra)
+    if action == "relax" and res.bound is None:
+        extra["message"] = res.message or "the relaxation's solver certified no bound"
+    kernels_used = None if action == "relax" else res.selected
+    res.selected = None  # kernel indices: named by the kernels below, not by the data's features
+    payload = payload_from(res, problem="smkl", method=name, ds=split.ds, params=params,
+                           **extra)
+    if kernels_used is not None:
+        payload["selected"] = sorted(int(i) for i in kernels_used)
+        payload["selected_names"] = [problem.labels[i] for i in payload["selected"]]
+    return payload
 
 
 def _plan(opts: RunOptions) -> Any:

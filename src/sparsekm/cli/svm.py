@@ -65,22 +65,39 @@ def solve_svm(ds: Any, kernel: str, gamma: float | None, degree: int, coef0: flo
 
 @c.runner("solve", "svm")
 def run(opts: c.RunOptions, *, kernel: str = "rbf", gamma: float | None = None, degree: int = 3,
-        coef0: float = 0.0, C: float = 1.0) -> dict[str, Any]:
-    """The plain SVM on ``opts.data``; the JSON payload of ``sparsekm solve svm``."""
+        coef0: float = 0.0, C: float = 1.0, validation_size: float = 0.0) -> dict[str, Any]:
+    """The plain SVM on ``opts.data``; the JSON payload of ``sparsekm solve svm``.
+
+    ``validation_size`` fits on the training rows less that held-out fraction and reports
+    ``validation_accuracy`` and ``validation_loss`` (mean hinge loss) for model selection."""
     from sparsekm.kernels import kernel_matrix
 
     split = c.prepare(opts)
-    out = solve_svm(split.train, kernel, gamma, degree, coef0, C, opts.solver, opts.time_limit)
+    train, val = split.train, None
+    if validation_size > 0:
+        train, val = c.validation_split(split.train, validation_size, opts.seed)
+    out = solve_svm(train, kernel, gamma, degree, coef0, C, opts.solver, opts.time_limit)
     alpha, w = out.pop("alpha", None), out.pop("w", None)
-    if split.test is not None and (alpha is not None or w is not None):
+
+    def decide(X: np.ndarray) -> np.ndarray:
         if w is not None:
-            d = split.test.X @ w + out["b"]
-        else:
-            d = kernel_matrix(split.test.X, split.train.X, kernel=kernel, gamma=gamma,
-                              degree=degree, coef0=coef0) @ (alpha * split.train.y) + out["b"]
-        out["test_accuracy"] = c.accuracy(d, split.test.y)
+            return X @ w + out["b"]
+        return kernel_matrix(X, train.X, kernel=kernel, gamma=gamma, degree=degree,
+                             coef0=coef0) @ (alpha * train.y) + out["b"]
+
+    if out.get("n_support") is not None:
+        out["support_fraction"] = out["n_support"] / train.m
+    if alpha is not None or w is not None:
+        if val is not None:
+            d = decide(val.X)
+            out["validation_accuracy"] = c.accuracy(d, val.y)
+            out["validation_loss"] = float(np.maximum(0.0, 1.0 - val.y * d).mean())
+        if split.test is not None:
+            out["test_accuracy"] = c.accuracy(decide(split.test.X), split.test.y)
     params = {"kernel": kernel, "gamma": gamma, "degree": degree, "coef0": coef0, "C": C,
               **opts.params()}
+    if val is not None:
+        params["validation_size"] = validation_size
     return c.result_payload(problem="svm", ds=split.ds, params=params, selected=None, **out)
 
 
@@ -95,8 +112,9 @@ def solve_svm_cmd(
     degree: Annotated[int, typer.Option("--degree")] = 3,
     coef0: Annotated[float, typer.Option("--coef0")] = 0.0,
     C: c.COpt = 1.0,
+    validation_size: c.ValidationOpt = 0.0,
 ) -> None:
     """Plain SVM (no feature selection): objective = 1/2||w||^2 + C sum xi."""
     opts = c.RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
     c.run_command(run, opts, json_out, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
-                C=C)
+                C=C, validation_size=validation_size)

@@ -108,11 +108,15 @@ class ReportConfig(_Strict):
     sense: Literal["min", "max"] = "min"  # direction of the objective
     digits: int = Field(default=4, ge=1, le=12)
     profile_metric: Literal["objective", "time_s"] = "objective"
+    # model selection per seed before agg: keys maximised ("-key": minimised), e.g.
+    # ["validation_accuracy", "-validation_loss"]
+    select: list[str] = Field(default_factory=list)
+    plots: list[str] | None = None  # `bench plot` kinds to draw (default: every kind with data)
 
-    @field_validator("columns", mode="before")
+    @field_validator("columns", "select", "plots", mode="before")
     @classmethod
     def _cols(cls, v: Any) -> Any:
-        return _as_list(v)
+        return v if v is None else _as_list(v)
 
 
 class ExperimentConfig(_Strict):

@@ -29,12 +29,15 @@ NUMERIC = ("objective", "lower_bound", "gap", "time_s", "wall_s", "start_s", "n_
            "train_accuracy", "test_accuracy")
 LABELS = {"objective": "obj", "lower_bound": "bound", "gap": "gap %", "time_s": "time s",
           "wall_s": "wall s", "n_selected": "#feat", "train_accuracy": "train acc",
-          "test_accuracy": "test acc"}
+          "test_accuracy": "test acc", "validation_accuracy": "val acc",
+          "support_fraction": "sel", "iterations": "iter"}
+PERCENT = ("train_accuracy", "test_accuracy", "validation_accuracy")
 
 
 def runs_frame(cfg: ExperimentConfig, extras: Sequence[str] = ()) -> Any:
     """One row per stored run of the config (grid order), grid keys first, then results;
-    ``extras`` names payload keys of a problem (e.g. ``support_fraction``) added as columns."""
+    ``extras`` names payload keys of a problem (e.g. ``support_fraction``) added as columns.
+    A grid without ``method`` is one series named after its problem (e.g. ``svm``)."""
     import json
 
     import pandas as pd
@@ -51,16 +54,24 @@ def runs_frame(cfg: ExperimentConfig, extras: Sequence[str] = ()) -> Any:
         r = stored.loc[s.key]
         row = {k: s.labels.get(k) for k in label_cols}
         if row.get("method") is None:
-            row["method"] = r["method"]
+            row["method"] = s.problem
         row.update({c: (s.key if c == "key" else _plain(r[c])) for c in RESULT_COLUMNS})
         payload = json.loads(r["payload"]) if extras and r["payload"] else {}
         row.update({c: payload.get(c) for c in extras})
         rows.append(row)
     df = pd.DataFrame(rows, columns=label_cols + list(RESULT_COLUMNS) + list(extras),
                       dtype=object)
-    for c in NUMERIC:
-        df[c] = pd.to_numeric(df[c], errors="coerce")
+    for c in (*NUMERIC, *extras):
+        if c in NUMERIC or df[c].map(lambda v: v is None or isinstance(v, int | float)).all():
+            df[c] = pd.to_numeric(df[c], errors="coerce")
     return df
+
+
+def payload_keys(cfg: ExperimentConfig) -> list[str]:
+    """The ``[report]`` values and ``select`` keys that are not store columns: read from each
+    run's JSON payload (``iterations``, ``support_fraction``, ``validation_accuracy``, ...)."""
+    keys = [*cfg.report.values, *(k.lstrip("-") for k in cfg.report.select)]
+    return list(dict.fromkeys(k for k in keys if k not in RESULT_COLUMNS))
 
 
 def _plain(v: Any) -> Any:
@@ -77,7 +88,7 @@ def _row_keys(cfg: ExperimentConfig, df: Any) -> list[str]:
             raise ConfigError(f"report.rows: {missing} are not grid keys; use some of "
                               f"{[c for c in df.columns if c not in RESULT_COLUMNS]}")
         return list(cfg.report.rows)
-    skip = {*cfg.report.columns, "series", "seed", "problem", "action"}
+    skip = {*cfg.report.columns, "series", "seed", "problem", "action", *payload_keys(cfg)}
     keys = [c for c in df.columns if c not in RESULT_COLUMNS and c not in skip
             and df[c].map(str).nunique() > 1]
     if df["problem"].nunique() > 1:
@@ -104,8 +115,24 @@ def series_frame(cfg: ExperimentConfig, df: Any) -> Any:
     return out
 
 
-def _cell(group: Any, values: list[str], agg: str, sense: str) -> dict[str, Any]:
+def _selected(ok: Any, select: Sequence[str]) -> Any:
+    """Model selection: per seed, the run ranked first by the ``select`` keys (each maximised,
+    or minimised with a leading ``-``; ties in grid order), e.g. the best validation accuracy
+    over a grid of C values, as a paper's cross-validation picks its hyperparameters."""
+    if not select or ok.empty:
+        return ok
+    cols = [k.lstrip("-") for k in select]
+    ranked = ok.sort_values(cols, ascending=[k.startswith("-") for k in select],
+                            na_position="last", kind="stable")
+    return ranked.groupby("seed", sort=False).head(1)
+
+
+def _cell(group: Any, rep: Any) -> dict[str, Any]:
+    import pandas as pd
+
+    values, agg, sense = rep.values, rep.agg, rep.sense
     ok = group[~group["status"].isin(FAILED) & group["objective"].notna()]
+    ok = _selected(ok, rep.select)
     if ok.empty:
         return {v: "/".join(sorted(set(group["status"]))) for v in values}
     if agg == "best":
@@ -115,7 +142,8 @@ def _cell(group: Any, values: list[str], agg: str, sense: str) -> dict[str, Any]
     out = {}
     for v in values:
         col = ok[v]
-        out[v] = getattr(col, fn)() if v in NUMERIC else col.iloc[0]
+        numeric = v in NUMERIC or pd.api.types.is_numeric_dtype(col)
+        out[v] = getattr(col, fn)() if numeric else col.iloc[0]
     return out
 
 
@@ -123,15 +151,17 @@ def report_frame(cfg: ExperimentConfig) -> Any:
     """The papers' layout: index = instance keys, columns = (method, value)."""
     import pandas as pd
 
-    df = series_frame(cfg, runs_frame(cfg))
+    extras = payload_keys(cfg)
+    df = series_frame(cfg, runs_frame(cfg, extras))
     rep = cfg.report
-    unknown = [v for v in rep.values if v not in RESULT_COLUMNS]
+    if df.empty:
+        return pd.DataFrame()
+    unknown = [v for v in extras if df[v].isna().all()]
     if unknown:
         from .config import ConfigError
 
-        raise ConfigError(f"report.values: unknown {unknown}; choose from {list(NUMERIC)}")
-    if df.empty:
-        return pd.DataFrame()
+        raise ConfigError(f"report.values / report.select: no stored run reports {unknown}; "
+                          f"use store columns {list(NUMERIC)} or keys of the runs' JSON")
     rows = _row_keys(cfg, df)
     col = "series" if series_keys(cfg, df) else None
     df[rows] = df[rows].where(df[rows].notna(), "-")  # a key a grid does not set
@@ -140,7 +170,7 @@ def report_frame(cfg: ExperimentConfig) -> Any:
     records = []
     for _, group in df.groupby(key, sort=False):
         first = group.iloc[0]
-        cell = _cell(group, rep.values, rep.agg, rep.sense)
+        cell = _cell(group, rep)
         records.append({**{k: first[k] for k in by}, **cell})
     flat = pd.DataFrame(records)
     if col is None:
@@ -152,7 +182,24 @@ def report_frame(cfg: ExperimentConfig) -> Any:
     order = list(dict.fromkeys(tuple(r) if len(rows) > 1 else r[0]
                                for r in df[rows].itertuples(index=False)))
     out = out.reindex(order)
-    return out if rep.reference is None else _with_reference(cfg, out, rows)
+    if rep.reference is not None:
+        out = _with_reference(cfg, out, rows)
+    return _drop_empty(out)
+
+
+def _drop_empty(out: Any) -> Any:
+    """Without the (series, value) columns that no run reports (e.g. a heuristic's gap) and no
+    reference value accompanies."""
+    import pandas as pd
+
+    def empty(col: Any) -> bool:
+        return bool(pd.to_numeric(out[col], errors="coerce").isna().all()
+                    and out[col].map(lambda v: v is None or v != v).all())
+
+    keep = [c for c in out.columns
+            if not (empty(c) and ((c[0], c[1] + REF) not in out.columns
+                                  or empty((c[0], c[1] + REF))))]
+    return out[keep]
 
 
 def format_value(value: Any, name: str, digits: int = 4) -> str:
@@ -165,10 +212,12 @@ def format_value(value: Any, name: str, digits: int = 4) -> str:
         return f"{100 * value:.2f}"
     if name in ("time_s", "wall_s"):
         return f"{value:.2f}"
-    if name in ("train_accuracy", "test_accuracy"):
+    if name in PERCENT:
         return f"{100 * value:.1f}"
-    if name == "n_selected":
-        return f"{value:.3g}"
+    if name in ("n_selected", "iterations"):
+        return f"{value:.0f}"
+    if name == "support_fraction":
+        return f"{value:.3f}"
     return f"{value:.{digits}g}"
 
 
@@ -176,8 +225,25 @@ def _header(cfg: ExperimentConfig, df: Any) -> str:
     rep = cfg.report
     n_seeds = df["seed"].nunique() if "seed" in df else 1
     over = f"; {rep.agg} over {n_seeds} seeds" if n_seeds > 1 else ""
+    if rep.select:
+        over += f"; per seed the run with the best {', '.join(rep.select)}"
+    ref = ""
+    if rep.reference is not None:
+        notes = reference_notes(cfg)
+        ref = f" [paper]: {notes[0].rstrip('.:;,') if notes else rep.reference}."
     return (f"{cfg.name}: {len(df)} runs from {cfg.store_path.name}{over}. gap in %, "
-            "accuracies in %, times in s.")
+            f"accuracies in %, times in s.{ref}")
+
+
+def reference_notes(cfg: ExperimentConfig) -> list[str]:
+    """The ``#`` comment lines at the top of the reference CSV (its source: table, page)."""
+    lines = []
+    with open(cfg.resolve(cfg.report.reference)) as fh:
+        for line in fh:
+            if not line.startswith("#"):
+                break
+            lines.append(line.lstrip("#").strip())
+    return [ln for ln in lines if ln]
 
 
 REF = " [paper]"
@@ -259,7 +325,7 @@ def _with_reference(cfg: ExperimentConfig, out: Any, rows: list[str]) -> Any:
 
     path = cfg.resolve(cfg.report.reference)
     try:
-        ref = pd.read_csv(path, dtype=str)
+        ref = pd.read_csv(path, dtype=str, comment="#")
     except (OSError, ValueError) as exc:
         raise ConfigError(f"report.reference: cannot read {path}: {exc}") from None
     missing = [k for k in rows if k not in ref.columns]
@@ -282,7 +348,8 @@ def _with_reference(cfg: ExperimentConfig, out: Any, rows: list[str]) -> Any:
 def report(cfg: ExperimentConfig, fmt: str = "markdown") -> str:
     """The report as text: ``markdown``, ``latex`` or ``csv`` (one row per run)."""
     if fmt == "csv":
-        return runs_frame(cfg).to_csv(index=False)  # the header alone when nothing is stored
+        # the header alone when nothing is stored
+        return runs_frame(cfg, payload_keys(cfg)).to_csv(index=False)
     if fmt in ("markdown", "latex") and not Store(cfg.store_path).statuses(
             [s.key for s in expand(cfg)]):
         raise ValueError(f"nothing stored yet for {cfg.name}: run `sparsekm bench run` first")

@@ -26,8 +26,10 @@ CONTROLLER = None  # threadpoolctl's scan of the loaded BLAS / OpenMP libraries,
 
 def warm() -> None:
     """Import :data:`MODULES` and every registered problem module, scan the thread pools, run
-    one tiny SVM through the CLI runner (first-call costs of pandas, libsvm, numba caches);
-    errors are ignored (the runs report their own)."""
+    one tiny SVM and one tiny sparse KLR per working-set rule through the CLI runners
+    (first-call costs of pandas, libsvm and the numba caches of the SMO engine, ~1 s that
+    would otherwise land in the first timed solve of every run); errors are ignored (the runs
+    report their own)."""
     global CONTROLLER
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -47,6 +49,9 @@ def warm() -> None:
 
             with stdout_to_stderr():
                 get_runner("solve", "svm")(RunOptions(data="iris", test_size=0.3, rows=60))
+                for wss in ("smo2", "smo1"):
+                    get_runner("solve", "sklr")(RunOptions(data="iris", rows=60), method=wss,
+                                                max_iter=50)
     gc.collect()
     gc.freeze()  # forked runs never scan (and so never copy) the server's objects
 

@@ -29,6 +29,14 @@ def usable_solvers(problem_class: ProblemClass | None = None,
     return out
 
 
+def certifying_solvers(problem_class: ProblemClass | str, framework: str = "cvxpy") -> list[str]:
+    """Usable solvers whose optimum of a ``problem_class`` model is a certified bound (an
+    interior-point duality gap or a global solver), unlike a first-order solver's value."""
+    pc = ProblemClass(str(problem_class).upper())
+    return [n for n in usable_solvers(pc, framework)
+            if getattr(BACKENDS[n].adapters[framework], "certifies", True)]
+
+
 def supports(solver: str, problem_class: ProblemClass | str, framework: str) -> bool:
     """True when the (known) solver declares ``problem_class`` for ``framework`` models."""
     b = BACKENDS.get(canonical_name(solver))
@@ -126,6 +134,10 @@ def solve(model: Any, solver: str | None = None, *, time_limit: float | None = N
                                       or str(exc)) from exc
     if res.status.value == "error" and (why := _licence_text(name, model, framework, pc)):
         raise SolverNotAvailableError(why)
+    adapter = backend.adapters[framework]
+    if res.has_solution and res.bound is None and not getattr(adapter, "certifies", True):
+        others = ", ".join(certifying_solvers(pc, framework)) or "none installed"
+        res.message = f"{res.message}; solvers that certify {pc} models: {others}"
     return res
 
 

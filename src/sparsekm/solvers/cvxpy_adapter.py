@@ -49,6 +49,11 @@ class CvxpyAdapter:
 
     framework = "cvxpy"
 
+    @property
+    def certifies(self) -> bool:
+        """False for a first-order solver whose values are not a certified bound."""
+        return self.dual_bound is not no_certified_bound
+
     def __init__(self, cvxpy_name: str, classes: set[ProblemClass],
                  map_options: Callable[[SolverOptions], dict[str, Any]],
                  dual_bound: DualBound | None = None) -> None:
@@ -67,14 +72,16 @@ class CvxpyAdapter:
         try:
             problem.solve(solver=self.cvxpy_name, verbose=options.verbose,
                           warm_start=options.warm_start, **kwargs)
-        except cp.error.SolverError as exc:
+        except Exception as exc:  # noqa: BLE001 - CVXPY's or the solver's own (e.g. Xpress)
             text = str(exc)
             if licence_error(text):
                 raise SolverNotAvailableError(
                     f"{solver_label} refused the problem: {text.strip()[:300]}. Use an "
                     "open-source solver or install a full licence.") from exc
+            if isinstance(exc, cp.error.DCPError | ValueError | TypeError):
+                raise  # a modelling mistake, not a solver failure
             return Result(termination=Termination.ERROR, time_s=time.perf_counter() - t0,
-                          message=f"SolverError: {text[:500]}", **base)
+                          message=f"{type(exc).__name__}: {text[:500]}", **base)
         elapsed = time.perf_counter() - t0
         st = problem.status
         value = problem.value
@@ -87,6 +94,10 @@ class CvxpyAdapter:
                 bound = _mip_bound(problem, objective)
             elif objective is not None:
                 bound = self.dual_bound(problem, objective) if self.dual_bound else objective
+                if bound is None:  # converged to its tolerances: a point, not a certificate
+                    sol = SolutionStatus.FEASIBLE
+                    message = (f"{solver_label} converged to its tolerances, but a first-order "
+                               "solver's value is not a certified bound")
         elif st in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
             term, sol, objective = Termination.INFEASIBLE, SolutionStatus.INFEASIBLE, None
         elif st in (cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE):

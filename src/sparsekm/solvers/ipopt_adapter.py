@@ -224,6 +224,9 @@ def solve_callbacks(nlp: CallbackNLP, options: SolverOptions, problem_class: Pro
                  version=version, problem_class=problem_class,
                  values=nlp.named_values(x) if objective is not None else {},
                  message=msg.decode() if isinstance(msg, bytes) else str(msg), raw=info)
+    if sol is SolutionStatus.OPTIMAL and not convex:  # a KKT point, not a certified optimum
+        res.solution_status = SolutionStatus.FEASIBLE
+        res.mark_local(f"Ipopt's KKT conditions within tol={options.extra.get('tol', 1e-8):g}")
     return res, x
 
 

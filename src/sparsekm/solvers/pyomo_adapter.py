@@ -119,14 +119,17 @@ class PyomoAdapter:
         if raw_bound is not None and np.isfinite(float(raw_bound)):
             bound = float(raw_bound)
         certified = self.global_opt or problem_class in CONVEX_CLASSES
+        local = sol is SolutionStatus.OPTIMAL and not certified
         if not certified:
             bound = None  # a local optimum of a nonconvex model: no bound
         elif sol is SolutionStatus.OPTIMAL and bound is None:
             bound = objective
-        return Result(objective=objective, bound=bound, termination=term, solution_status=sol,
-                      sense="min" if minimize else "max", time_s=elapsed,
-                      values=pyomo_values(model) if has_sol else {}, message=tc, raw=results,
-                      **base)
+        res = Result(objective=objective, bound=bound, termination=term,
+                     solution_status=SolutionStatus.FEASIBLE if local else sol,
+                     sense="min" if minimize else "max", time_s=elapsed,
+                     values=pyomo_values(model) if has_sol else {}, message=tc, raw=results,
+                     **base)
+        return res.mark_local(f"{solver_label}: {tc}") if local else res
 
 
 def _has_integer_start(model: Any) -> bool:

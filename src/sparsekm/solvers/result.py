@@ -4,6 +4,12 @@ As in Pyomo's new solver interface, *why it stopped* (:class:`Termination`) is k
 *what it holds* (:class:`SolutionStatus`); the one-word :attr:`Result.status` of the CLI's JSON
 is derived from the two. ``objective`` is the incumbent's value and ``bound`` a bound on the
 optimum in the objective's direction that a solver or a proof certified (None otherwise).
+
+The words mean the same for every problem: ``optimal`` is certified (a global solver, an
+enumeration, a closed tree, a duality gap within tolerance); ``locally_optimal`` is a local
+method's stopping point with its measure in ``extra["local_optimality"]`` (the condition met
+and its residual, e.g. a KKT residual or "no 1-swap neighbour improves"); ``feasible`` is a
+point without either. A result may hold a certified bound and no incumbent (``bound_only``).
 """
 
 from __future__ import annotations
@@ -35,8 +41,8 @@ class Termination(str, Enum):
 class SolutionStatus(str, Enum):
     """What the result holds."""
 
-    OPTIMAL = "optimal"      # optimal: proven (``bound`` closes the gap) or, for a local NLP
-    #                          solver, a point meeting its optimality conditions (bound None)
+    OPTIMAL = "optimal"      # certified: ``bound`` closes the gap (global solver, proof, ...)
+    LOCALLY_OPTIMAL = "locally_optimal"  # a local method's optimality conditions are met
     FEASIBLE = "feasible"    # a feasible point, optimality not proven
     INFEASIBLE = "infeasible"
     NONE = "none"            # no point
@@ -48,8 +54,10 @@ class SolutionStatus(str, Enum):
 class Status(str, Enum):
     """The one-word summary of a result (the CLI's ``status``)."""
 
-    OPTIMAL = "optimal"
+    OPTIMAL = "optimal"    # certified optimum
+    LOCALLY_OPTIMAL = "locally_optimal"  # a local method's optimum, with its measure
     FEASIBLE = "feasible"  # a solution, stopped for a reason other than the time limit
+    BOUND_ONLY = "bound_only"  # a certified bound and no incumbent (e.g. a node limit)
     INFEASIBLE = "infeasible"
     UNBOUNDED = "unbounded"
     TIME_LIMIT = "time_limit"  # stopped by the time limit; incumbent and bound when available
@@ -134,8 +142,14 @@ class Result:
         return self.objective is not None and math.isfinite(self.objective)
 
     @property
+    def has_bound(self) -> bool:
+        """True when a finite certified bound was returned."""
+        return self.bound is not None and math.isfinite(self.bound)
+
+    @property
     def status(self) -> Status:
-        """One word: time_limit, error, infeasible, unbounded, optimal or feasible."""
+        """One word: time_limit, error, infeasible, unbounded, optimal, locally_optimal,
+        feasible or bound_only (a certified bound without an incumbent is not an error)."""
         t = self.termination
         if t is Termination.TIME_LIMIT:
             return Status.TIME_LIMIT
@@ -143,10 +157,14 @@ class Result:
             return Status.INFEASIBLE
         if t is Termination.UNBOUNDED:
             return Status.UNBOUNDED
-        if t is Termination.ERROR or not self.has_solution:
+        if t is Termination.ERROR:
             return Status.ERROR
+        if not self.has_solution:
+            return Status.BOUND_ONLY if self.has_bound else Status.ERROR
         if self.solution_status is SolutionStatus.OPTIMAL:
             return Status.OPTIMAL
+        if self.solution_status is SolutionStatus.LOCALLY_OPTIMAL:
+            return Status.LOCALLY_OPTIMAL
         return Status.FEASIBLE
 
     @property
@@ -177,6 +195,16 @@ class Result:
         gap = self.gap
         if gap is not None and gap <= tol and self.has_solution:
             self.solution_status = SolutionStatus.OPTIMAL
+        return self
+
+    def mark_local(self, condition: str, residual: float | None = None) -> Result:
+        """Mark the point a local optimum: ``condition`` says which (e.g. "KKT of (20)",
+        "no 1-swap neighbour improves"), ``residual`` measures it (a KKT residual; 0 for an
+        exact combinatorial condition). A certified optimum stays ``optimal``."""
+        if self.solution_status is not SolutionStatus.OPTIMAL and self.has_solution:
+            self.solution_status = SolutionStatus.LOCALLY_OPTIMAL
+        self.extra["local_optimality"] = {
+            "condition": condition, "residual": None if residual is None else float(residual)}
         return self
 
     def to_dict(self) -> dict[str, Any]:

@@ -20,7 +20,10 @@ from .evaluator import mask_key, mask_result, single_blas
 from .path import PathEvaluator, make_evaluator
 from .search import StallWindow, sample_n2
 
-__all__ = ["descend", "local_search", "ls_star", "start_mask"]
+__all__ = ["N1_LOCAL", "descend", "local_search", "ls_star", "start_mask"]
+
+# What LS and LS* certify at their end: a local optimum of (4) in the 1-swap neighbourhood.
+N1_LOCAL = "no 1-swap neighbour in N^1 improves UB (relative tolerance 1e-9)"
 
 
 def start_mask(problem: FSKernelProblem, beta_in: np.ndarray | None, seed: int) -> np.ndarray:
@@ -73,7 +76,7 @@ def local_search(problem: FSKernelProblem, plan: SolverPlan, *,
     finally:
         ev.close()
     res.termination, res.time_s, res.extra = out.termination, out.time_s, out.extra
-    return res
+    return res.mark_local(N1_LOCAL) if done else res
 
 
 @register("fs-kernel", "method", "ls-star", paper="A", ref="Algorithm 2")
@@ -110,7 +113,7 @@ def _ls_star(ev: PathEvaluator, problem: FSKernelProblem, beta_in: np.ndarray | 
     tabu: set[bytes] = set()
     window = StallWindow(opt_window, ev.best_score)
     window.history.append(start_obj)
-    it, timed_out = 0, False
+    it, timed_out, stalled = 0, False, False
     while it < max_iter:
         it += 1
         beta2, _, done = descend(ev, beta1, tabu)
@@ -124,8 +127,12 @@ def _ls_star(ev: PathEvaluator, problem: FSKernelProblem, beta_in: np.ndarray | 
             timed_out = True
             break
         if k is None or window.exhausted:
+            stalled = True
             break
         beta1 = samples[k]
     res = ev.result("ls-star", timed_out, start_objective=start_obj, iterations=it)
     res.log = [{"best_objective": v} for v in window.history]
-    return res
+    # locally optimal when the best mask met had its whole N^1 scanned (it is in the tabu
+    # list) without a strict improvement; not so after max_iter or the time limit
+    scanned = ev.best is not None and mask_key(ev.best[0]) in tabu
+    return res.mark_local(N1_LOCAL) if stalled and scanned else res

@@ -46,8 +46,9 @@ def _lower_gap(res: Result) -> Result:
 
 
 def _info(res: Result, extra: dict[str, Any]) -> dict[str, Any]:
-    return {"termination": res.termination, "converged": res.status.value == "optimal",
-            "message": res.message, **extra}
+    converged = res.status.value in ("optimal", "locally_optimal")
+    return {"termination": res.termination, "converged": converged, "message": res.message,
+            **extra}
 
 
 def _gamma(problem: MinMaxFSProblem, res: Result, fallback: np.ndarray) -> np.ndarray:

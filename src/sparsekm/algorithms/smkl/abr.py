@@ -39,7 +39,14 @@ from sparsekm.models.smkl.subproblems import beta_step, lagrangian_bound
 
 from .face import face_minimize
 
-__all__ = ["abr_run", "random_start", "sparse_start"]
+__all__ = ["BEST_RESPONSE", "FACE_OPTIMAL", "NO_DESCENT", "abr_run", "random_start",
+           "sparse_start"]
+
+# The local optimality a run can end at (``abr_run(...)["local"]``; a stall by ``tol`` is none).
+BEST_RESPONSE = "mutual best response: alpha solves (7) on K(beta), beta solves (8) at alpha"
+NO_DESCENT = "no best-response step (with backtracking) decreases (4)"
+FACE_OPTIMAL = ("(4) minimal on its support's face, and no neighbouring support's face "
+                "(best response, one kernel added or swapped) decreases it")
 
 
 def random_start(q: int, k0: int, rng: np.random.Generator) -> np.ndarray:
@@ -93,15 +100,19 @@ def _neighbour_faces(cur: Evaluation, target: np.ndarray, lam: float, k0: int,
     return [T for T in dict.fromkeys(out) if T]
 
 
-def _face_step(problem: SMKLProblem, cur: Evaluation, target: np.ndarray, tried: set,
+def _face_step(problem: SMKLProblem, cur: Evaluation, target: np.ndarray, tried: dict,
                evals: list, node: tuple, deadline: Any) -> Evaluation | None:
-    """The first neighbouring face whose minimum decreases (4) below ``cur``, else None."""
+    """The first neighbouring face whose minimum decreases (4) below ``cur``, else None
+    (``tried``: the minimum found on each face so far; a face is not solved again unless
+    ``cur`` lies above that minimum)."""
+    eps = 1e-9 * max(1.0, abs(cur.value))
     for T in _neighbour_faces(cur, target, problem.lam, problem.k0, node):
-        if T in tried or (len(T) == 1 and frozenset(cur.support) == T):
+        if tried.get(T, -np.inf) >= cur.value - eps or (len(T) == 1 and
+                                                        frozenset(cur.support) == T):
             continue
-        tried.add(T)
         e = face_minimize(problem, T, cur.beta + target, evals=evals, deadline=deadline)
-        if e.value < cur.value - 1e-9 * max(1.0, abs(cur.value)):
+        tried[T] = e.value
+        if e.value < cur.value - eps:
             return e
         if deadline is not None and deadline.expired():
             return None
@@ -124,7 +135,7 @@ def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, max_iter: int = 50, tol:
     evals = [cur]
     history = [{"iter": 0, "objective": cur.value, "support": cur.support, "accepted": True,
                 "beta": cur.beta.tolist()}]
-    nondec, term, tried = 0, "iteration_limit", set()
+    nondec, term, local, tried = 0, "iteration_limit", None, {}
     for t in range(1, max_iter + 1):
         if deadline is not None and deadline.expired():
             term = "time_limit"
@@ -132,7 +143,7 @@ def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, max_iter: int = 50, tol:
         beta_new = beta_step(cur.d, lam, k0, excluded, forced)
         same = np.allclose(beta_new, cur.beta, atol=1e-12, rtol=0)
         if same and not (faces and monotone):
-            term = "converged"  # a mutual best response (Proposition 2)
+            term, local = "converged", BEST_RESPONSE  # a mutual best response (Prop. 2)
             break
         new = cur if same else evaluate(problem, beta_new, alpha0=cur.alpha)
         if not same:
@@ -155,7 +166,7 @@ def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, max_iter: int = 50, tol:
         history.append({"iter": t, "objective": new.value, "support": new.support,
                         "accepted": accepted, "beta": new.beta.tolist()})
         if not accepted:
-            term = "converged"  # no best-response step (or neighbouring face) decreases (4)
+            term, local = "converged", FACE_OPTIMAL if faces and monotone else NO_DESCENT
             break
         improvement = best.value - new.value
         cur = new
@@ -168,7 +179,11 @@ def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, max_iter: int = 50, tol:
                 break
         else:
             nondec = 0
+    if local is None and term == "converged" and np.allclose(
+            beta_step(cur.d, lam, k0, excluded, forced), cur.beta, atol=1e-12, rtol=0):
+        local = BEST_RESPONSE  # stalled by tol, yet at a mutual best response (one GSSP)
     bound = max(lagrangian_bound(e.d, float(e.alpha.sum()), lam, k0, excluded, forced)[0]
                 for e in evals)
     return {"best": best, "bound": bound, "history": history, "termination": term,
-            "evals": evals, "time_s": time.perf_counter() - t0}
+            "local": local if best is cur else None, "evals": evals,
+            "time_s": time.perf_counter() - t0}

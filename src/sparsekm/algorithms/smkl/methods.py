@@ -96,8 +96,9 @@ def abr(problem: SMKLProblem, plan: SolverPlan | None = None, *, init: str = "ra
     best = min(runs, key=lambda r: r["best"].upper)
     bound = max([r["bound"] for r in runs] + [info.get("init_bound") or -np.inf])
     timed_out = any(r["termination"] == "time_limit" for r in runs)
-    return method_result(
+    res = method_result(
         problem, "abr", t0, evaluation=best["best"], bound=bound,
         termination=Termination.TIME_LIMIT if timed_out else Termination.CONVERGED,
         iterations=len(best["history"]) - 1, history=best["history"],
         start_objectives=[r["best"].upper for r in runs], init=init, **info)
+    return res.mark_local(best["local"]) if best.get("local") else res

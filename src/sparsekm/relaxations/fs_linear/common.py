@@ -74,10 +74,11 @@ def _values(x: Any) -> np.ndarray | None:
 def solve_relaxed(problem: FSLinearProblem, rel: Relaxed, plan: SolverPlan, ref: str) -> Result:
     """Solve ``rel`` with the plan's relaxation solver; read back w, b, u, v, W.
 
-    ``objective`` is the relaxation's value and ``bound`` a certified lower bound on (2): the
-    solver's dual bound (the primal value of a first-order solver is not one) and, when the
-    relaxation has a closed-form certificate, its value at the solver's multipliers; the best
-    of the two. A time-limited or inaccurate solve gives only the closed-form certificate.
+    ``objective`` is the relaxation's value and ``bound`` its certified value: the solver's
+    dual bound (the primal value of a first-order solver is not one) and, when the relaxation
+    has a closed-form certificate, its value at the solver's multipliers; the best of the two
+    (None without either: the message then names the solvers that certify). A time-limited or
+    inaccurate solve gives only the closed-form certificate.
     """
     res = solve(rel.problem, solver=plan.relax_solver, time_limit=plan.clock.cap(None))
     out = Result(objective=res.objective, termination=res.termination,
@@ -97,5 +98,11 @@ def solve_relaxed(problem: FSLinearProblem, rel: Relaxed, plan: SolverPlan, ref:
             out.extra["dual_certificate"] = rel.certify(np.asarray(rel.margins.dual_value))
             bounds.append(out.extra["dual_certificate"])
     if bounds:  # the solver's certified bound and/or a closed-form certificate (a proof)
-        out.bound = float(max(bounds))
+        out.certify(float(max(bounds)))
+        if res.bound is None:
+            out.message = (f"{res.solver}'s value is not a certified bound; the bound is "
+                           "certified at its multipliers by the closed-form dual")
+    elif res.has_solution and rel.certify is None:
+        out.message = (f"{rel.name} has no closed-form dual to certify the solver's "
+                       f"multipliers: {res.message}")
     return out

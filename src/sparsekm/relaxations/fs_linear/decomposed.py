@@ -11,6 +11,7 @@ from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
 
+from .box import box_bound
 from .common import Relaxed, budget, need_big_m, solve_relaxed, xi_block
 from .perspective import perspective_bound
 
@@ -71,7 +72,7 @@ def build_dsmp(problem: FSLinearProblem, M: float, conic: str = "soc") -> Relaxe
         cons += [cp.SOC(W + 1, cp.vstack([W - 1, 2 * w]), axis=0), v >= 0, v <= 1]
     obj = 0.5 * cp.sum(W) + loss
     return Relaxed(cp.Problem(cp.Minimize(obj), cons), "dsmp", w, b, obj, v=v, W=W, M=M,
-                   margins=cons[0])
+                   margins=cons[0], certify=lambda alpha: box_bound(problem, alpha, M))
 
 
 @register("fs-linear", "relaxation", "dscop", paper="D", ref="eq. (13)", problem_class="SOCP")

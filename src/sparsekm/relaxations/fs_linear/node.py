@@ -164,12 +164,13 @@ def _solve_restricted(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray
     the samples R: alpha_i = 0 elsewhere; alpha is returned on all m samples).
 
     With no ``plan.relax_solver`` and m <= NATIVE_MAX_M: the dense interior-point method of
-    :mod:`.node_ipm` (v = 2 x the cone multipliers); otherwise the SOCP :func:`node_dual_qp`
-    through the solver layer (any SOCP solver; v from Clarabel's multipliers or the ties).
+    :mod:`sparsekm.solvers.node_ipm` (v = 2 x the cone multipliers); otherwise the SOCP
+    :func:`node_dual_qp` through the solver layer (any SOCP solver; v from Clarabel's
+    multipliers or the ties).
     """
     X, y, m = problem.X, problem.y, problem.m
     if plan.relax_solver is None and m <= NATIVE_MAX_M:
-        from .node_ipm import ipm_node_dual
+        from sparsekm.solvers.node_ipm import ipm_node_dual
 
         QW = np.ascontiguousarray((X[:, W] * y[:, None]).T)
         XF = X[:, F1] * y[:, None]

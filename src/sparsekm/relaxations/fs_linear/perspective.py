@@ -10,17 +10,22 @@ Lagrangian dual has only the m margin multipliers alpha:
 so every feasible alpha gives a lower bound on (2) by weak duality, and max g = DSCoP (13)
 = SCoP (11) (Theorem 3.6) by conic strong duality. :func:`perspective_bound` is the
 certificate (used for DSCoP's bound whatever solver produced the multipliers, including a
-first-order one); the relaxation ``perspective-dual`` maximises g directly (m + n variables
-instead of DSCoP's 3n + m + 1).
+first-order one); the relaxation ``perspective-dual`` maximises g directly: by default with the
+structured interior-point method :mod:`sparsekm.solvers.perspective_ipm` on a working set of
+features (column generation: features whose s_j^2 exceeds the B-th largest in the set enter
+until none does), or, when a solver is named, as a CVXPY model (m + n variables instead of
+DSCoP's 3n + m + 1).
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.registry import register
-from sparsekm.solvers import Result, SolverPlan, solve
+from sparsekm.solvers import Result, SolutionStatus, SolverPlan, Termination, solve
 
 __all__ = ["feasible_alpha", "perspective_bound"]
 
@@ -46,12 +51,78 @@ def perspective_bound(problem: FSLinearProblem, alpha: np.ndarray) -> float:
     return float(a.sum() - 0.5 * top.sum())
 
 
+ROUNDS = 20          # column-generation rounds of the native path
+NATIVE_AUTO_MAX_M = 400   # "auto" uses the native path up to this many samples
+PERSPECTIVE_METHODS = ("auto", "ipm", "cvxpy")
+
+
+def _top(values: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` largest entries (all when k >= size), largest first."""
+    return np.argsort(-values, kind="stable")[:k]
+
+
+def native_perspective_dual(problem: FSLinearProblem, *, extra: int = 50,
+                            tol: float = 1e-10) -> Result:
+    """max g by :func:`~sparsekm.solvers.perspective_ipm.solve_perspective_dual` on a working
+    set W of features (start: the B + ``extra`` largest s_j^2 at a uniform feasible alpha;
+    then every feature whose s_j^2 exceeds the B-th largest on W enters), certified on all
+    features at every round. ``objective`` = ``bound`` = the best certificate; the extras hold
+    the working-set size, rounds, interior-point iterations and its final relative gap."""
+    from sparsekm.solvers.perspective_ipm import solve_perspective_dual
+
+    t0 = time.perf_counter()
+    p = problem
+    Q = p.X * p.y[:, None]
+    a = feasible_alpha(p, np.full(p.m, 0.5 * p.C))
+    s2 = (a @ Q) ** 2
+    W = np.sort(_top(s2, min(p.n, p.B + extra)))
+    best, best_a, its, gap, status, rounds = -np.inf, a, 0, np.inf, "inaccurate", 0
+    while rounds < ROUNDS:
+        rounds += 1
+        sol = solve_perspective_dual(Q[:, W], p.y, p.C, min(p.B, W.size), tol=tol)
+        its, gap, status = its + sol.iterations, sol.gap, sol.status
+        a = feasible_alpha(p, sol.alpha)
+        s2 = (a @ Q) ** 2
+        val = float(a.sum() - 0.5 * s2[_top(s2, p.B)].sum())
+        if val > best:
+            best, best_a = val, a
+        inW = np.zeros(p.n, bool)
+        inW[W] = True
+        thr = float(np.sort(s2[W])[-min(p.B, W.size)])
+        viol = np.flatnonzero(~inW & (s2 > thr * (1 + 1e-9)))
+        if viol.size == 0:
+            break
+        W = np.union1d(W, viol)
+    done = status == "optimal" or gap <= 1e-6
+    return Result(objective=best, bound=best, termination=Termination.CONVERGED if done
+                  else Termination.ITERATION_LIMIT,
+                  solution_status=SolutionStatus.OPTIMAL if done else SolutionStatus.FEASIBLE,
+                  time_s=time.perf_counter() - t0, solver="sparsekm-ipm", method="perspective-dual",
+                  problem="fs-linear", problem_class="SOCP", values={"alpha": best_a},
+                  extra={"equation": "dual of (13)", "working_set": int(W.size),
+                         "rounds": rounds, "ipm_iterations": its, "ipm_relative_gap": gap})
+
+
 @register("fs-linear", "relaxation", "perspective-dual", paper="D",
           ref="dual of (13), Lemma 4.3 + Theorem 3.6", problem_class="SOCP")
-def perspective_dual(problem: FSLinearProblem, plan: SolverPlan) -> Result:
-    """DSCoP (13)'s bound from its dual in m variables, certified at the solver's alpha."""
+def perspective_dual(problem: FSLinearProblem, plan: SolverPlan, *,
+                     method: str = "auto") -> Result:
+    """DSCoP (13)'s bound from its dual in m variables, certified at the solver's alpha.
+
+    ``method="ipm"``: the native interior-point method (:func:`native_perspective_dual`);
+    ``"cvxpy"``: a CVXPY model for the plan's relaxation solver; ``"auto"`` (default): the
+    native method when no solver is named and m <= NATIVE_AUTO_MAX_M (the microarray sets,
+    where it measured 10-20x faster than DSCoP by Clarabel with the same bound), else CVXPY
+    (on mfeat / madelon / arrhythmia the native method is not faster yet and on mfeat it
+    stops 1e-6 short of the optimum: see docs/fs_linear_certify.md).
+    """
     import cvxpy as cp
 
+    if method not in PERSPECTIVE_METHODS:
+        raise ValueError(f"method={method!r}: use one of {', '.join(PERSPECTIVE_METHODS)}")
+    if method == "ipm" or (method == "auto" and plan.relax_solver is None
+                           and problem.m <= NATIVE_AUTO_MAX_M):
+        return native_perspective_dual(problem)
     p = problem
     alpha = cp.Variable(p.m, name="alpha")
     s = p.X.T @ cp.multiply(alpha, p.y)

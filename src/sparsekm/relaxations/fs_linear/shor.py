@@ -6,6 +6,7 @@ from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
 
+from .box import box_bound
 from .common import Relaxed, budget, need_big_m, solve_relaxed, xi_block
 
 
@@ -22,7 +23,8 @@ def build_smp(problem: FSLinearProblem, M: float) -> Relaxed:
              w <= M * v, -M * v <= w, budget(problem, cp.sum(v), problem.B, "le")]
     obj = 0.5 * cp.trace(W) + loss
     return Relaxed(cp.Problem(cp.Minimize(obj), cons), "shor-bigm", w, b, obj, v=v,
-                   W=cp.diag(W), M=M, margins=cons[0])
+                   W=cp.diag(W), M=M, margins=cons[0],
+                   certify=lambda alpha: box_bound(problem, alpha, M))  # (10) = (8)
 
 
 def build_scop(problem: FSLinearProblem, M: float | None = None) -> Relaxed:

@@ -1,12 +1,17 @@
 """The convex relaxations (14)-(18) of paper B's MISDP (13), solved through the solver layer.
 
 Every relaxation returns a :class:`~sparsekm.solvers.Result` with ``objective`` = the
-relaxation's optimal value as the solver reports it, ``bound`` = a *certified* lower bound on
-(4): weak duality of the min-max (4) at the relaxation's margin multipliers alpha (made exactly
-feasible), min over the k0-sparse simplex solved exactly by GSSP (``lagrangian_bound``). That
-bound never exceeds (14) (it is (14)'s dual function; see ``perspective_bound``) and does not
-depend on the solver's accuracy -- SCS's primal value, for one, is not a bound. Values:
-``beta``, ``z`` (warm starts: the k0 largest weights), ``alpha``.
+relaxation's optimal value as the solver reports it and ``bound`` = that same relaxation's
+certified value (never above ``objective`` beyond round-off). For (14) and its equal forms
+(``sdp-full``, ``soc-diag`` under Theorem 6, ``sdp-full-cp``) the certificate is (14)'s dual
+function: weak duality of the min-max (4) at the relaxation's margin multipliers alpha (made
+exactly feasible), min over the k0-sparse simplex solved exactly by GSSP
+(``lagrangian_bound``), valid whatever the solver's accuracy (SCS's primal value, for one, is
+not a bound). The weaker (16)-(18) are certified by the solver's own duality gap (an
+interior-point solver; none from SCS); for them the Lagrangian bound at their alpha, a valid
+bound on (4) by another argument that may exceed their value, is reported apart as
+``extra["lagrangian_bound"]``. Values: ``beta``, ``z`` (warm starts: the k0 largest
+weights), ``alpha``.
 """
 
 from __future__ import annotations
@@ -46,24 +51,34 @@ def _solver_for(plan: SolverPlan, cone: str, m: int) -> str:
     return solver
 
 
+# Relaxations whose value is (14)'s: the Lagrangian bound at their alpha is their certificate.
+DUAL_OF_14 = ("sdp-full", "soc-diag", "sdp-full-cp")
+
+
 def relaxation_result(problem: SMKLProblem, alpha: np.ndarray | None, *, objective: float | None,
                       point: tuple[np.ndarray | None, np.ndarray | None], method: str,
                       t0: float, solver: str = "",
-                      termination: Termination = Termination.CONVERGED, **extra: Any) -> Result:
-    """A relaxation's Result with the certified bound at ``alpha``; ``point = (beta, z)``."""
+                      termination: Termination = Termination.CONVERGED,
+                      solver_bound: float | None = None, **extra: Any) -> Result:
+    """A relaxation's Result (``point = (beta, z)``): ``bound`` its own certified value (see
+    the module docstring), the Lagrangian bound at ``alpha`` in ``extra`` when it is not."""
+    from sparsekm.solvers import SolutionStatus
+
     beta, z = point
-    bound = None
+    lagrangian = None
     if alpha is not None:
         a = feasible_alpha(alpha, problem.y, problem.C)
         d = problem.dictionary.quad_forms(a * problem.y)
-        bound = lagrangian_bound(d, float(a.sum()), problem.lam, problem.k0)[0]
-    from sparsekm.solvers import SolutionStatus
-
-    res = Result(objective=objective, bound=bound, termination=termination,
-                 solution_status=SolutionStatus.OPTIMAL if objective is not None
+        lagrangian = float(lagrangian_bound(d, float(a.sum()), problem.lam, problem.k0)[0])
+    own = lagrangian if method in DUAL_OF_14 else solver_bound
+    if method not in DUAL_OF_14:
+        extra["lagrangian_bound"] = lagrangian
+    res = Result(objective=objective, termination=termination,
+                 solution_status=SolutionStatus.FEASIBLE if objective is not None
                  else SolutionStatus.NONE, time_s=time.perf_counter() - t0, solver=solver,
                  method=method, problem="smkl",
                  values={"beta": beta, "z": z, "alpha": alpha}, extra=extra)
+    res.certify(own)
     if beta is not None:
         res.selected = [int(i) for i in np.argsort(-beta, kind="stable")[:problem.k0]]
     return res
@@ -88,7 +103,7 @@ def solve_conic(problem: SMKLProblem, plan: SolverPlan, cone: str, method: str,
         point=(None if beta is None else np.asarray(beta, dtype=float),
                None if h["z"].value is None else np.asarray(h["z"].value, dtype=float)),
         method=method, t0=t0, solver=res.solver, termination=res.termination,
-        solver_status=res.message)
+        solver_bound=res.bound, solver_status=res.message)
 
 
 @register("smkl", "relaxation", "sdp-full", paper="B", ref="eq. (14)", problem_class="SDP")

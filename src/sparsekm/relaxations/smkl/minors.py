@@ -170,6 +170,7 @@ def sdp_3x3(problem: SMKLProblem, plan: SolverPlan | None = None, *, batch: int 
     return relaxation_result(problem, alpha, objective=None if res is None else res.objective,
                              point=(beta_v, z_v), method="sdp-3x3", t0=t0,
                              solver="" if res is None else res.solver, termination=term,
+                             solver_bound=None if res is None else res.bound,
                              minors=len(pairs), rounds=rounds, max_violation=viol_max,
                              all_minors=problem.m * (problem.m - 1) // 2,
                              failed_round=failed)
@@ -190,7 +191,7 @@ def sdp_full_cp(problem: SMKLProblem, plan: SolverPlan | None = None, *, tol: fl
     res = relaxation_result(problem, None, objective=r["upper"], point=(r["beta"], None),
                             method="sdp-full-cp", t0=t0, solver="libsvm+cutting planes",
                             termination=term, iterations=r["iterations"],
-                            relaxation_bound=r["bound"])
-    res.bound = r["bound4"]
+                            lagrangian_bound=r["bound4"])
+    res.certify(r["bound"], tol=tol)  # (14)'s certified value: its cutting-plane bound
     res.values["alphas"] = r["alphas"]
     return res

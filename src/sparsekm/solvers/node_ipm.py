@@ -6,7 +6,8 @@ Y X_F1 X_F1' Y (m x m),
     min  1/2 a'QF a - 1'a + k tau / 2 + 1/2 sum_j t_j
     s.t. s_j^2 - t_j - tau <= 0 (s_j = QW_j a),  t >= 0,  0 <= a <= C,  tau >= 0,  y'a = 0,
 
-i.e. the negated dual of a node's perspective relaxation (see :mod:`.node`), with the
+i.e. the negated dual of a node's perspective relaxation (see
+:mod:`sparsekm.relaxations.fs_linear.node`), with the
 primal-dual path-following method of Boyd & Vandenberghe, Convex Optimization, Section 11.7.
 The t variables are eliminated per j, so each Newton step solves one dense (m + 2) system:
 O(|W| m^2 + m^3) work, far less than a general sparse conic solver for the m <= ~150 of the
