@@ -24,6 +24,7 @@ from .result import method_result
 
 __all__ = ["abr", "initial_betas"]
 
+CERTIFIED_GAP = 1e-4  # later starts are skipped once a certified bound is this close
 INITS = ("ranking", "random", "sdp-full", "sdp-full-cp", "sdp-3x3", "soc-basis", "soc-random",
          "soc-diag")
 
@@ -75,6 +76,13 @@ def initial_betas(problem: SMKLProblem, plan: SolverPlan, init: str, starts: int
     return betas, info
 
 
+def _certified(runs: list[dict[str, Any]]) -> bool:
+    """The best run's value is within CERTIFIED_GAP of the bound of every alpha met so far:
+    later starts cannot improve it by more (the same cut with or without an executor)."""
+    top = min(r["best"].upper for r in runs)
+    return top - max(r["bound"] for r in runs) <= CERTIFIED_GAP * max(1.0, abs(top))
+
+
 def _run_one(problem: SMKLProblem, beta0: np.ndarray, opts: dict[str, Any]) -> dict[str, Any]:
     out = abr_run(problem, beta0, **opts)
     out.pop("evals")
@@ -102,9 +110,14 @@ def abr(problem: SMKLProblem, plan: SolverPlan | None = None, *, init: str = "ra
     opts = {"max_iter": max_iter, "tol": tol, "patience": patience, "monotone": monotone,
             "faces": faces}
     if plan.executor is not None:
-        runs = plan.executor.map(_run_one, [problem] * len(betas), betas, [opts] * len(betas))
-    else:
-        runs = [_run_one(problem, b, {**opts, "deadline": plan.clock}) for b in betas]
+        done = plan.executor.map(_run_one, [problem] * len(betas), betas, [opts] * len(betas))
+        runs = [r for i, r in enumerate(done) if i == 0 or not _certified(done[:i])]
+    else:  # in order, until the bound of the alphas met certifies the best run (gap <= 1e-4)
+        runs = []
+        for b in betas:
+            runs.append(_run_one(problem, b, {**opts, "deadline": plan.clock}))
+            if _certified(runs):
+                break
     best = min(runs, key=lambda r: r["best"].upper)
     bound = max([r["bound"] for r in runs] + [info.get("init_bound") or -np.inf])
     timed_out = any(r["termination"] == "time_limit" for r in runs)
