@@ -4,21 +4,10 @@ relaxation's value and lower_bound = its certified value (or null, with the reas
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from typer.testing import CliRunner
+from cli_checks import run_json
 
-from sparsekm.cli.app import app
 from sparsekm.solvers import Result, SolutionStatus, Status, Termination
-
-runner = CliRunner()
-
-
-def run_json(*args: str) -> dict:
-    res = runner.invoke(app, [*args, "--json"])
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)
 
 
 def test_status_words_follow_what_the_result_holds() -> None:

@@ -60,7 +60,7 @@ def test_errors():
         CardinalityKernelSVC(method="decsub", sense="margin").fit(X, y)
     with pytest.raises(ValueError, match="unknown method 'greedy'"):
         CardinalityKernelSVC(method="greedy").fit(X, y)
-    with pytest.raises(ValueError, match="takes no option sol_pool"):
+    with pytest.raises(ValueError, match="takes no option 'sol_pool'"):
         CardinalityKernelSVC(method="ls", method_options={"sol_pool": 3}).fit(X, y)
 
 

@@ -45,8 +45,10 @@ def test_estimator_pipeline_gridsearch() -> None:
     est = g.best_estimator_[-1]
     assert np.count_nonzero(est.coef_) <= 2
     assert 0.5 < g.best_score_ <= 1.0
-    with pytest.raises(ValueError, match="B=9"):
-        CardinalityLinearSVC(B=9).fit(X, y)
+    with pytest.raises(ValueError, match="B=0"):
+        CardinalityLinearSVC(B=0).fit(X, y)
+    full = CardinalityLinearSVC(B=9).fit(X, y)  # "at most B" with B >= n: the plain SVM
+    assert full.result_.status.value == "optimal" and full.gap_ < 1e-6
     with pytest.raises(ValueError, match="unknown method 'magic'"):
         CardinalityLinearSVC(method="magic").fit(X, y)
 
@@ -111,8 +113,8 @@ def test_cli_solve_and_relax_json(cli) -> None:
 
 
 def test_cli_errors(cli) -> None:
-    r = cli("solve", "fs-linear", "--data", "wholesale", "--B", "30")
-    assert r.exit_code == 2 and "--B 30" in r.output
+    r = cli("solve", "fs-linear", "--data", "wholesale", "--B", "0")
+    assert r.exit_code == 2 and "--B 0" in r.output
     r = cli("relax", "fs-linear", "--data", "wholesale", "--relaxation", "foo")
     assert r.exit_code == 2 and "unknown relaxation 'foo'" in r.output
     r = cli("solve", "fs-linear", "--data", "wholesale", "--method", "nope")

@@ -113,7 +113,8 @@ def test_plain_and_elastic_net_svm(solver: str | None) -> None:
 
 
 @pytest.mark.parametrize("kw,msg", [
-    (dict(B=9), "B=9 > n=8"), (dict(B=0), "B=0 < 1"), (dict(C=0.0), "C=0.0 must be"),
+    (dict(B=2.5), "B=2.5 must be an integer"), (dict(B=0), "B=0 < 1"),
+    (dict(C=0.0), "C=0.0 must be"),
     (dict(y1=True), "one class"), (dict(cardinality="lt"), "cardinality"),
 ])
 def test_bad_input_messages(kw: dict, msg: str) -> None:
@@ -124,3 +125,11 @@ def test_bad_input_messages(kw: dict, msg: str) -> None:
         FSLinearProblem(X, y, **{"B": 3, "C": 1.0, **kw})
     with pytest.raises(ValueError, match="2-D"):
         FSLinearProblem(X[0], y)
+
+
+def test_budget_of_at_least_n_is_stored_as_n() -> None:
+    """(2) says "at most B": B >= n leaves every feature free (the plain SVM (1))."""
+    X, y = get("rand0")
+    p = FSLinearProblem(X, y, B=50, C=1.0)
+    assert p.B == p.n == 8 and p.unconstrained
+    assert not FSLinearProblem(X, y, B=7, C=1.0).unconstrained

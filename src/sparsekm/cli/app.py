@@ -7,9 +7,10 @@ from typing import Annotated
 
 import typer
 
-from .common import JsonOpt, cli_errors, relax_app, solve_app
+from .common import JsonOpt, cli_errors, quiet_third_party_warnings, relax_app, solve_app
 from .discovery import command_modules
 
+quiet_third_party_warnings()
 command_modules()  # each problem module registers its `solve` / `relax` commands
 
 app = typer.Typer(help="sparsekm: sparse, interpretable kernel machines by mathematical "

@@ -9,8 +9,6 @@ problem's parameters into the JSON payload. The typer command is a thin wrapper 
 from __future__ import annotations
 
 import contextlib
-import json
-import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -21,6 +19,13 @@ from typing import Annotated, Any
 
 import numpy as np
 import typer
+
+from .payload import FIXED_KEYS as FIXED_KEYS  # re-exported: problem modules use c.NAME
+from .payload import emit as emit
+from .payload import payload_from as payload_from
+from .payload import result_payload as result_payload
+from .shared import SHARED, Shared
+from .shared import shared_options as shared_options
 
 solve_app = typer.Typer(help="Solve a problem (exact model or algorithm).", no_args_is_help=True)
 relax_app = typer.Typer(help="Compute a relaxation bound.", no_args_is_help=True)
@@ -46,13 +51,24 @@ ValidationOpt = Annotated[float, typer.Option(
     "validation_accuracy (model selection by `bench report`'s `select`).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object to stdout.")]
 COpt = Annotated[float, typer.Option("--C", help="Misclassification penalty C > 0.")]
-
 SCALES = ("none", "standard", "minmax01", "minmax11")
 DEFAULT_DATA = "breast_cancer_diagnostic"
 
 
 class CLIError(Exception):
     """A user mistake reported without a traceback."""
+
+
+def quiet_third_party_warnings() -> None:
+    """Silence third-party warnings that say nothing about the user's run: Xpress's
+    DeprecationWarning raised inside Pyomo's plugin on every Pyomo-backed command, and the
+    RuntimeWarnings of CVXPY's internal arithmetic (a run's status and message say how it
+    ended). Called by the CLI and by each bench run; library users keep their own filters."""
+    import warnings
+
+    # xpress.DeprecationWarning is Xpress's own class (not the builtin): match the text
+    warnings.filterwarnings("ignore", message=r"Deprecated in Xpress")
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"cvxpy(\.|$)")
 
 
 @dataclass(frozen=True)
@@ -68,6 +84,9 @@ class RunOptions:
     time_limit: float | None = None
     test_size: float = 0.0
     train_rows: int | None = None
+    missing: str | None = None
+    positive_class: str | None = None
+    drop_columns: str | None = None
 
     def params(self) -> dict[str, Any]:
         """The options that shape a run (reported under ``params``)."""
@@ -87,16 +106,26 @@ class Split:
     test: Any | None
 
 
-def load_cli_data(data: str, label: str = "label", rows: int | None = None) -> Any:
+def load_cli_data(data: str, label: str = "label", rows: int | None = None, *,
+                  missing: str | None = None, positive_class: str | None = None,
+                  drop_columns: str | None = None) -> Any:
     """Load a bundled dataset by name, or a CSV path; keep the first ``rows`` rows."""
     from sparsekm.data import load_csv, load_dataset
 
     if Path(data).suffix in (".csv", ".gz") or Path(data).is_file():
         if not Path(data).is_file():
             raise CLIError(f"--data {data}: no such file")
-        ds = load_csv(data, label=label)
+        drop = [c.strip() for c in (drop_columns or "").split(",") if c.strip()]
+        ds = load_csv(data, label=label, positive_class=positive_class,
+                      missing=missing or "error", drop_columns=drop)
     else:
-        ds = load_dataset(data)  # an unknown name raises DataError listing the names
+        for flag, given in (("--label", None if label == "label" else label),
+                            ("--positive-class", positive_class),
+                            ("--drop-columns", drop_columns)):
+            if given is not None:
+                raise CLIError(f"{flag} {given}: a bundled dataset has its own label column "
+                               f"and classes; {flag} applies to a CSV file (--data FILE.csv)")
+        ds = load_dataset(data, missing=missing or "drop")  # unknown name: DataError lists them
     if rows is not None:
         if rows < 2:
             raise CLIError(f"--rows {rows}: need at least 2 rows")
@@ -123,7 +152,8 @@ def prepare(opts: RunOptions) -> Split:
     training rows."""
     from sparsekm.data import train_test_split
 
-    ds = load_cli_data(opts.data, opts.label, opts.rows)
+    ds = load_cli_data(opts.data, opts.label, opts.rows, missing=opts.missing,
+                       positive_class=opts.positive_class, drop_columns=opts.drop_columns)
     if not 0.0 <= opts.test_size < 1.0:
         raise CLIError(f"--test-size {opts.test_size}: use a fraction in [0, 1)")
     test_size: float | int = opts.test_size
@@ -134,6 +164,10 @@ def prepare(opts: RunOptions) -> Split:
             raise CLIError(f"--train-rows {opts.train_rows}: use 2 to {ds.m - 1} "
                            f"({ds.name} has {ds.m} rows)")
         test_size = ds.m - opts.train_rows
+    if _VALIDATING.get():  # a dry run (check_run): the same checks on a few rows
+        full_m, ds = ds.m, _small_stratified(ds)
+        if test_size >= 1:
+            test_size = min(max(test_size / full_m, 0.1), 0.5)
     if test_size > 0:
         train, test = train_test_split(ds, test_size=test_size, seed=opts.seed)
         train, test = scale_fit_transform(opts.scale, train, test)
@@ -159,111 +193,82 @@ def accuracy(decision: np.ndarray, y: np.ndarray) -> float:
 # --- runners -----------------------------------------------------------------------------------
 Runner = Callable[..., dict[str, Any]]
 _RUNNERS: dict[tuple[str, str], Runner] = {}
+_CHECKS: set[tuple[str, str]] = set()
 
 
-def runner(action: str, problem: str) -> Callable[[Runner], Runner]:
-    """Register ``run(opts: RunOptions, **params) -> payload`` for ``sparsekm ACTION PROBLEM``."""
+def runner(action: str, problem: str, *, checks: bool = False) -> Callable[[Runner], Runner]:
+    """Register ``run(opts: RunOptions, **params) -> payload`` for ``sparsekm ACTION PROBLEM``.
+
+    ``checks=True``: the runner calls :func:`ready` once its inputs are validated (data loaded,
+    problem built, options bound) and before the solve, so :func:`check_run` can validate a
+    grid point before the first run of ``sparsekm bench``.
+    """
 
     def deco(fn: Runner) -> Runner:
         _RUNNERS[(action, problem)] = fn
+        if checks:
+            _CHECKS.add((action, problem))
         return fn
 
     return deco
 
 
+def runner_key(fn: Runner) -> tuple[str, str] | None:
+    """``(action, problem)`` of a registered runner."""
+    return next((k for k, f in _RUNNERS.items() if f is fn), None)
+
+
+# --- checking a run before it runs -------------------------------------------------------------
+_VALIDATING: ContextVar[bool] = ContextVar("sparsekm_validating", default=False)
+CHECK_ROWS_PER_CLASS = 15
+
+
+class _Ready(Exception):
+    """Raised by :func:`ready` while :func:`check_run` validates: inputs are valid."""
+
+
+def ready() -> None:
+    """Called by a runner once its inputs are validated, just before it solves: under
+    :func:`check_run` this ends the (dry) run there."""
+    if _VALIDATING.get():
+        raise _Ready
+
+
+def _small_stratified(ds: Any) -> Any:
+    """The first CHECK_ROWS_PER_CLASS rows of each class (what a dry run validates on)."""
+    keep = np.concatenate([np.flatnonzero(ds.y == c)[:CHECK_ROWS_PER_CLASS]
+                           for c in (-1.0, 1.0)])
+    return ds.subset_rows(np.sort(keep)) if keep.size < ds.m else ds
+
+
+def check_run(action: str, problem: str, opts: dict[str, Any], params: dict[str, Any]) -> None:
+    """Validate ``sparsekm ACTION PROBLEM`` with these runner arguments without solving: the
+    runner loads the data (a small stratified subset), builds its problem and options and
+    stops at :func:`ready`. A user mistake raises (CLIError, DataError, ValueError, ...);
+    runners registered without ``checks`` are not run."""
+    if (action, problem) not in _CHECKS:
+        return
+    fn = get_runner(action, problem)
+    token = _VALIDATING.set(True)
+    try:
+        with stdout_to_stderr():
+            fn(RunOptions(**opts), **params)
+    except _Ready:
+        return
+    finally:
+        _VALIDATING.reset(token)
+
+
 def get_runner(action: str, problem: str) -> Runner:
     """The runner of ``sparsekm ACTION PROBLEM`` (imports every CLI module first)."""
-    import sparsekm.cli.app  # noqa: F401 - registers the runners
+    from .discovery import command_modules
 
+    command_modules()  # each problem module registers its runners
     try:
         return _RUNNERS[(action, problem)]
     except KeyError:
         known = ", ".join(f"{a} {p}" for a, p in sorted(_RUNNERS))
         raise CLIError(f"no command `sparsekm {action} {problem}`; known: {known}") from None
-
-
-# --- output ----------------------------------------------------------------------------------
-def _clean(x: Any) -> Any:
-    """Make numpy scalars/arrays and non-finite floats JSON-safe."""
-    if isinstance(x, dict):
-        return {str(k): _clean(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_clean(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return _clean(x.tolist())
-    if isinstance(x, np.generic):
-        x = x.item()
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if hasattr(x, "value") and x.__class__.__module__.startswith("sparsekm"):
-        return x.value  # enums
-    if x is None or isinstance(x, str | int | float | bool):
-        return x
-    return str(x)  # anything else a method put in its extras: readable, never a crash
-
-
-def result_payload(*, problem: str, method: str, ds: Any, params: dict,
-                   **fields: Any) -> dict[str, Any]:
-    """The CLI's JSON contract: the fixed keys first, problem-specific extras after.
-
-    ``fields`` holds the outcome (``solver, status, objective, lower_bound, gap, selected,
-    time_s``; a missing one is null) and any extras.
-    """
-    sel = fields.pop("selected", None)
-    sel = None if sel is None else sorted(int(j) for j in sel)
-    payload = {
-        "problem": problem, "method": method, "solver": fields.pop("solver", None),
-        "data": ds.name, "m": int(ds.m), "n": int(ds.n), "params": params,
-        "status": str(fields.pop("status", "error")), "objective": fields.pop("objective", None),
-        "lower_bound": fields.pop("lower_bound", None), "gap": fields.pop("gap", None),
-        "selected": sel,
-        "selected_names": None if sel is None else [ds.feature_names[j] for j in sel],
-        "time_s": round(float(fields.pop("time_s", 0.0)), 6),
-    }
-    payload.update(fields)
-    return _clean(payload)
-
-
-FIXED_KEYS = ("problem", "method", "solver", "data", "m", "n", "params", "status", "objective",
-              "lower_bound", "gap", "selected", "selected_names", "time_s")
-
-
-def payload_from(res: Any, *, problem: str, method: str, ds: Any, params: dict,
-                 **extra: Any) -> dict[str, Any]:
-    """:func:`result_payload` filled from a :class:`~sparsekm.solvers.Result`: the fixed keys,
-    ``termination``, the runner's ``extra`` and then every key of ``res.extra`` (no hand-written
-    list: a new method's extras reach the JSON), a runner's key winning over the method's."""
-    extra.setdefault("termination", res.termination.value)
-    if res.message and res.status.value in ("error", "bound_only"):
-        extra.setdefault("message", res.message)
-    for key, val in res.extra.items():
-        if key not in FIXED_KEYS:
-            extra.setdefault(key, val)
-    return result_payload(
-        problem=problem, method=method, solver=res.solver or None, ds=ds, params=params,
-        status=res.status.value, objective=res.objective, lower_bound=res.bound, gap=res.gap,
-        selected=res.selected, time_s=res.time_s, **extra)
-
-
-def emit(payload: dict[str, Any], as_json: bool) -> None:
-    """Print the payload as one JSON object, or as an aligned key: value report.
-
-    A payload with status ``error`` also goes to stderr with its message and exits 1.
-    """
-    if as_json:
-        typer.echo(json.dumps(payload))
-    else:
-        width = max(len(k) for k in payload)
-        for key, val in payload.items():
-            if isinstance(val, float):
-                val = f"{val:.10g}"
-            elif isinstance(val, list) and len(val) > 12:
-                val = f"{val[:12]} ... ({len(val)} items)"
-            typer.echo(f"{key:<{width}}  {val}")
-    if payload.get("status") == "error":
-        typer.echo(f"error: the solve failed: {payload.get('message') or 'no message'}",
-                   err=True)
-        raise typer.Exit(code=1)
 
 
 @contextlib.contextmanager
@@ -300,6 +305,64 @@ def stdout_to_stderr(active: bool = True) -> Iterator[None]:
         os.close(saved)
 
 
+SOLVER_PARAMS = ("relax_solver", "misocp_solver", "qp_solver")
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def resolve_call(fn: Runner, opts: RunOptions, option: tuple[str, ...],
+                 params: dict[str, Any]) -> dict[str, Any]:
+    """The runner's params with ``--option`` values parsed against the chosen registered
+    method (solve) or relaxation (relax) into ``params["options"]``; every solver name
+    checked. Raises CLIError naming the flag and the fix."""
+    from sparsekm import registry
+    from sparsekm.options import parse_options
+    from sparsekm.solvers import SolverError, check_solver
+
+    for name, value in [("solver", opts.solver)] + [(k, params.get(k)) for k in SOLVER_PARAMS]:
+        if value is not None:
+            try:
+                check_solver(value)
+            except SolverError as exc:
+                raise CLIError(f"{_flag(name)} {value}: {exc}") from None
+    key = runner_key(fn)
+    kind = "relaxation" if key is not None and key[0] == "relax" else "method"
+    chosen = params.get(kind)
+    if kind == "relaxation" and chosen is not None and registry.names(key[1], kind):
+        check_capable(registry.get(key[1], kind, chosen), opts.solver)
+    if not option:
+        return params
+    if key is None or chosen is None or not registry.names(key[1], kind):
+        cmd = f"`sparsekm {key[0]} {key[1]}`" if key else "this command"
+        raise CLIError(f"--option: {cmd} has no registered {kind} to take options")
+    entry = registry.get(key[1], kind, chosen)
+    return {**params, "options": parse_options(entry, option)}
+
+
+def check_capable(entry: Any, solver: str | None) -> None:
+    """CLIError when ``--solver`` cannot solve ``entry``'s problem class (a relaxation's
+    model), naming the usable solvers that can."""
+    from sparsekm.solvers import ProblemClass, canonical_name, usable_solvers
+
+    if solver is None or entry.problem_class not in ProblemClass.__members__:
+        return
+    able = usable_solvers(ProblemClass(entry.problem_class))
+    if canonical_name(solver) not in able:
+        raise CLIError(f"--solver {solver}: {entry.kind} {entry.name} of {entry.problem} is "
+                       f"a {entry.problem_class} model; solvers that can take it: "
+                       f"{', '.join(able) or 'none installed'}")
+
+
+def method_options(entry: Any, given: dict[str, Any], options: dict[str, Any] | None
+                   ) -> dict[str, Any]:
+    """Flat options for ``entry.run``: the runner's own flag values that ``entry`` declares,
+    then the ``--option`` values (which win)."""
+    own = entry.options
+    return {**{k: v for k, v in given.items() if k in own}, **(options or {})}
+
+
 _CAPTURE: ContextVar[list[tuple[Runner, RunOptions, dict[str, Any]]] | None] = \
     ContextVar("sparsekm_capture", default=None)
 
@@ -321,11 +384,17 @@ def run_command(fn: Runner, opts: RunOptions, json_out: bool, **params: Any) -> 
     """Run a runner for the CLI: user errors as one line (exit 2), stdout kept clean for JSON,
     the payload printed, a failed solve reported on stderr (exit 1). Under
     :func:`capture_runner_calls` the call is recorded instead."""
+    from dataclasses import replace
+
+    shared = SHARED.get() or Shared()
+    opts = replace(opts, missing=shared.missing, positive_class=shared.positive_class,
+                   drop_columns=shared.drop_columns)
     calls = _CAPTURE.get()
-    if calls is not None:
-        calls.append((fn, opts, params))
+    if calls is not None:  # bench: the command's own checks raise here, before any run
+        calls.append((fn, opts, resolve_call(fn, opts, shared.option, params)))
         return
     with cli_errors():
+        params = resolve_call(fn, opts, shared.option, params)
         with stdout_to_stderr(json_out):
             payload = fn(opts, **params)
         emit(payload, json_out)

@@ -9,7 +9,7 @@ import importlib
 import pkgutil
 from types import ModuleType
 
-_INFRA = {"app", "common", "demo", "discovery"}
+_INFRA = {"app", "common", "demo", "discovery", "payload", "shared"}
 
 
 def command_modules() -> list[ModuleType]:

@@ -34,7 +34,7 @@ def decision(res: Any, problem: Any, X: np.ndarray) -> np.ndarray:
                            X)
 
 
-@c.runner("solve", PROBLEM)
+@c.runner("solve", PROBLEM, checks=True)
 def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     """Select B features with ``params["method"]``; the JSON payload of ``solve fs-kernel``."""
     from sparsekm.algorithms.fs_kernel import solve_fs_kernel
@@ -43,17 +43,21 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     from sparsekm.solvers import SolverPlan
 
     params = dict(params)
+    given = params.pop("options", None)
     method = registry.get(PROBLEM, "method", params.pop("method", "ls-star")).name
     starts, n_jobs = params.pop("starts", 1), params.pop("n_jobs", None)
+    if not (isinstance(starts, int) and starts >= 1):
+        raise c.CLIError(f"--starts {starts}: give at least one start (an integer >= 1)")
     split = c.prepare(opts)
     problem = FSKernelProblem(split.train.X, split.train.y,
                               **{k: params.pop(k) for k in PROBLEM_KEYS if k in params})
     plan = SolverPlan(solver=opts.solver, time_limit=opts.time_limit,
                       executor=None if n_jobs is None else Executor(n_jobs))
-    own = registry.get(PROBLEM, "method", method).options
+    entry = registry.get(PROBLEM, "method", method)
     if method == "enumerate" and n_jobs is not None:
         params["workers"] = n_jobs
-    options = {k: v for k, v in params.items() if k in own and v is not None}
+    options = c.method_options(entry, {k: v for k, v in params.items() if v is not None}, given)
+    c.ready()
     t0 = time.perf_counter()
     res = solve_fs_kernel(problem, method, plan, starts=starts, seed=opts.seed, **options)
     res.time_s = time.perf_counter() - t0
@@ -74,6 +78,7 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
 
 
 @c.solve_app.command("fs-kernel")
+@c.shared_options
 def solve_fs_kernel_cmd(
     data: c.DataOpt = c.DEFAULT_DATA, label: c.LabelOpt = "label", scale: c.ScaleOpt = "standard",
     rows: c.RowsOpt = None, seed: c.SeedOpt = 0, solver: c.SolverOpt = None,

@@ -28,8 +28,8 @@ def _problem(train: Any, params: dict[str, Any]) -> Any:
     from sparsekm.models.fs_linear import FSLinearProblem
 
     B = params.pop("B", D["B"])
-    if not (isinstance(B, int) and 1 <= B <= train.n):
-        raise c.CLIError(f"--B {B}: must be between 1 and the number of features n = {train.n}")
+    if not (isinstance(B, int) and B >= 1):
+        raise c.CLIError(f"--B {B}: give a budget of at least 1 feature (B >= n: the plain SVM)")
     return FSLinearProblem(train.X, train.y, B=B, C=params.pop("C", D["C"]),
                            cardinality=params.pop("cardinality", D["cardinality"]))
 
@@ -52,16 +52,22 @@ def _method_options(method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in params.items() if k in mine}
 
 
-@c.runner("solve", PROBLEM)
+@c.runner("solve", PROBLEM, checks=True)
 def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     """Solve FS-SVM (2) with ``params["method"]``; the JSON payload of ``solve fs-linear``."""
+    from sparsekm.algorithms.fs_linear import solve_fs_linear
+
     params = dict(params)
     method = params.pop("method", "kernel-search")
+    options = params.pop("options", None)
     split = c.prepare(opts)
+    B_given = params.get("B", D["B"])  # B >= n is stored as n (the plain SVM)
     problem = _problem(split.train, params)
     plan = _plan(opts, params)
     entry = registry.get(PROBLEM, "method", method)
-    res = entry.run(problem, plan, **_method_options(entry.name, params))
+    kwargs = c.method_options(entry, _method_options(entry.name, params), options)
+    c.ready()
+    res = solve_fs_linear(problem, entry.name, plan, **kwargs)
     w, b = res.values["w"], float(res.values["b"])
     extra: dict[str, Any] = {"b": b, "w_selected": [w[j] for j in res.selected],
                              "train_accuracy": c.accuracy(split.train.X @ w + b, split.train.y),
@@ -70,30 +76,35 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
         extra["test_accuracy"] = c.accuracy(split.test.X @ w + b, split.test.y)
     if "M" in res.extra:
         extra["M_used"] = res.extra["M"]
-    run_params = {"B": problem.B, "C": problem.C, **params, **opts.params()}
+    run_params = {"B": B_given, "C": problem.C, **params, **(options or {}), **opts.params()}
     return c.payload_from(res, problem=PROBLEM, method=entry.name, ds=split.ds, params=run_params,
-                        **extra)
+                          **extra)
 
 
-@c.runner("relax", PROBLEM)
+@c.runner("relax", PROBLEM, checks=True)
 def run_relax(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     """A registered relaxation of FS-SVM (2): objective = its value, lower_bound = its
     certified value (null, with the reason, when the solver certifies none)."""
     from sparsekm.relaxations.fs_linear import solve_relaxation
 
     params = dict(params)
-    name = registry.get(PROBLEM, "relaxation", params.pop("relaxation", "dscop")).name
+    options = params.pop("options", None)
+    entry = registry.get(PROBLEM, "relaxation", params.pop("relaxation", "dscop"))
+    name = entry.name
     split = c.prepare(opts)
+    B_given = params.get("B", D["B"])  # B >= n is stored as n (the plain SVM)
     problem = _problem(split.train, params)
     plan = _plan(opts, params).with_(relax_solver=opts.solver)
-    known = registry.get(PROBLEM, "relaxation", name).options
+    kwargs = c.method_options(entry, params, options)
+    c.ready()
     t0 = time.perf_counter()
-    r = solve_relaxation(problem, name, plan, **{k: v for k, v in params.items() if k in known})
+    r = solve_relaxation(problem, name, plan, **kwargs)
     r.time_s = time.perf_counter() - t0
     u = r.values.get("u")
     rounded = None if u is None else sorted(np.argsort(u, kind="stable")[:problem.B].tolist())
-    run_params = {"B": problem.B, "C": problem.C, "M": r.extra.get("M"),
-                  **{k: v for k, v in params.items() if k != "M"}, **opts.params()}
+    run_params = {"B": B_given, "C": problem.C, "M": r.extra.get("M"),
+                  **{k: v for k, v in {**params, **kwargs}.items() if k != "M"},
+                  **opts.params()}
     return c.payload_from(
         r, problem=PROBLEM, method=name, ds=split.ds, params=run_params,
         equation=r.extra.get("equation"), u=u, message=r.message if r.bound is None else "",
@@ -115,6 +126,7 @@ RelaxSolverOpt = Annotated[str | None, typer.Option(
 
 
 @c.solve_app.command("fs-linear")
+@c.shared_options
 def solve_fs_linear_cmd(
     data: c.DataOpt = c.DEFAULT_DATA, label: c.LabelOpt = "label", scale: c.ScaleOpt = "standard",
     rows: c.RowsOpt = None, seed: c.SeedOpt = 0, solver: c.SolverOpt = None,
@@ -150,6 +162,7 @@ def solve_fs_linear_cmd(
 
 
 @c.relax_app.command("fs-linear")
+@c.shared_options
 def relax_fs_linear_cmd(
     data: c.DataOpt = c.DEFAULT_DATA, label: c.LabelOpt = "label", scale: c.ScaleOpt = "standard",
     rows: c.RowsOpt = None, seed: c.SeedOpt = 0, solver: c.SolverOpt = None,

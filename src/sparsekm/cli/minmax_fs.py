@@ -38,9 +38,11 @@ from .common import (
     accuracy,
     payload_from,
     prepare,
+    ready,
     result_payload,
     run_command,
     runner,
+    shared_options,
     solve_app,
 )
 
@@ -60,7 +62,7 @@ def _nofs_scores(train: Any, C: float, gamma: float, *others: Any) -> list[float
 
 
 def _protocol(opts: RunOptions, params: dict[str, Any], method: str, outer: int,
-              start: Any) -> dict[str, Any]:
+              start: Any, options: dict[str, Any]) -> dict[str, Any]:
     """Paper E's Section 4.2 protocol on the whole data set, as one payload (see above)."""
     import time
 
@@ -81,7 +83,8 @@ def _protocol(opts: RunOptions, params: dict[str, Any], method: str, outer: int,
                          options={"outer": outer, "inner": start.folds, "seed": opts.seed,
                                   "time_limit": opts.time_limit, "solver": opts.solver,
                                   "curves": False, "grids": grids, "scale": opts.scale,
-                                  "tie": start.tie, "starts": start.starts})
+                                  "tie": start.tie, "starts": start.starts,
+                                  "method_options": {method: options}})
     out = pooled(folds, method, params["C2"])
     statuses = out.pop("statuses")
     status = statuses[0] if len(statuses) == 1 else \
@@ -93,36 +96,46 @@ def _protocol(opts: RunOptions, params: dict[str, Any], method: str, outer: int,
                           selected_rule="gamma_j > 1e-4 max(gamma) in every outer fold", **out)
 
 
-@runner("solve", PROBLEM)
+@runner("solve", PROBLEM, checks=True)
 def run(opts: RunOptions, *, C: float | None = None, C2: float = 0.5, p: float = 1.0,
         gamma0: float | None = None, method: str = "fast", cv_folds: int = 5,
-        cv_tie: str = "largest-C", starts: int = 1, outer_folds: int = 0) -> dict[str, Any]:
+        cv_tie: str = "largest-C", starts: int = 1, outer_folds: int = 0,
+        options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Algorithm 1 (or a given start) and the chosen route; the JSON payload."""
     from sparsekm.algorithms.minmax_fs.algorithm1 import Start, algorithm1, predict_scores
     from sparsekm.algorithms.minmax_fs.common import SELECT_REL
     from sparsekm.algorithms.minmax_fs.cv import TIES
+    from sparsekm.models.minmax_fs import MinMaxFSProblem
     from sparsekm.solvers import SolverPlan
 
     registry.get(PROBLEM, "method", method)            # unknown method: one-line error
+    options = dict(options or {})
+    gamma0 = options.pop("gamma0", gamma0)             # -o gamma0=... is --gamma0
+    if cv_folds < 2:
+        raise CLIError(f"--cv-folds {cv_folds}: Algorithm 1's CV needs at least 2 folds")
     if cv_tie not in TIES:
         raise CLIError(f"--cv-tie {cv_tie!r}: choose one of {', '.join(TIES)}")
     if starts < 1:
         raise CLIError(f"--starts {starts}: give at least 1")
     params = {"C": C, "C2": C2, "p": p, "gamma0": gamma0, "cv_folds": cv_folds,
-              "cv_tie": cv_tie, "starts": starts, "outer_folds": outer_folds,
+              "cv_tie": cv_tie, "starts": starts, "outer_folds": outer_folds, **options,
               "scale": opts.scale, "seed": opts.seed, "time_limit": opts.time_limit,
               "test_size": opts.test_size}
     if outer_folds:
         return _protocol(opts, params, method, outer_folds,
-                         Start(C=C, gamma0=gamma0, folds=cv_folds, tie=cv_tie, starts=starts))
+                         Start(C=C, gamma0=gamma0, folds=cv_folds, tie=cv_tie, starts=starts),
+                         options)
     split = prepare(opts)
     tr, te = split.train, split.test
     if gamma0 is not None and C is None:
         C = 1.0
+    MinMaxFSProblem(tr.X, tr.y, C=1.0 if C is None else C, C2=C2, p=p)  # validates C2, p
     plan = SolverPlan(solver=opts.solver, time_limit=opts.time_limit)
+    ready()
     res = algorithm1(tr.X, tr.y, C2=C2, p=p, method=method, plan=plan,
                      start=Start(C=C, gamma0=gamma0, folds=cv_folds, seed=opts.seed,
-                                 tie=cv_tie, starts=starts))
+                                 tie=cv_tie, starts=starts),
+                     method_options=options)
     C_used, g_start = res.extra["C"], res.extra["cv"]["gamma"]
     others = [te] if te is not None else []
     acc = {"train_accuracy": accuracy(predict_scores(tr.X, tr.y, res, tr.X), tr.y)}
@@ -142,6 +155,7 @@ def run(opts: RunOptions, *, C: float | None = None, C2: float = 0.5, p: float =
 
 
 @solve_app.command("minmax-fs")
+@shared_options
 def solve_minmax_fs_cmd(
     data: DataOpt = "breast_cancer_diagnostic", label: LabelOpt = "label",
     scale: Annotated[str, typer.Option(

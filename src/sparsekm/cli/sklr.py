@@ -29,10 +29,13 @@ from .common import (
     TestSizeOpt,
     TimeLimitOpt,
     ValidationOpt,
+    method_options,
     payload_from,
     prepare,
+    ready,
     run_command,
     runner,
+    shared_options,
     solve_app,
     validation_split,
 )
@@ -51,23 +54,32 @@ def metrics(f: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return acc, float(-log_expit(y * f).mean())
 
 
-def solve_sklr(train: Any, method: str, plan: Any, **params: Any) -> tuple[Any, Any]:
-    """(problem, Result) of ``method`` on a training Dataset; ``params`` as in DEFAULTS."""
+def sklr_problem(train: Any, **params: Any) -> Any:
+    """The validated SKLRProblem of a training Dataset; ``params`` as in DEFAULTS."""
     from sparsekm.kernels import KernelSpec
     from sparsekm.models.sklr.problem import SKLRProblem
 
     p = {**DEFAULTS, **params}
     spec = KernelSpec(p["kernel"], gamma=p["gamma"], degree=p["degree"], coef0=p["coef0"])
     lam = p["C"] / 10.0 if p["lam"] is None else p["lam"]
-    problem = SKLRProblem(train.X, train.y, kernel=spec, C=p["C"], lam=lam)
+    return SKLRProblem(train.X, train.y, kernel=spec, C=p["C"], lam=lam)
+
+
+def solve_sklr(train: Any, method: str, plan: Any, options: dict[str, Any] | None = None,
+               **params: Any) -> tuple[Any, Any]:
+    """(problem, Result) of ``method`` on a training Dataset; ``params`` as in DEFAULTS,
+    ``options`` the method's own keyword options (``--option``)."""
+    problem = sklr_problem(train, **params)
     entry = registry.get("sklr", "method", method)
-    opts = {k: p[k] for k in ("tol", "max_iter") if k in entry.options}
-    return problem, entry(problem, plan, **opts)
+    kwargs = method_options(entry, {**DEFAULTS, **params}, options)
+    ready()
+    return problem, entry.run(problem, plan, **kwargs)
 
 
-@runner("solve", "sklr")
+@runner("solve", "sklr", checks=True)
 def run(opts: RunOptions, *, method: str = "smo2", lam_ratio: float | None = None,
-        validation_size: float = 0.0, **params: Any) -> dict[str, Any]:
+        validation_size: float = 0.0, options: dict[str, Any] | None = None,
+        **params: Any) -> dict[str, Any]:
     """Paper C's sparse KLR on ``opts.data``; the JSON payload of ``sparsekm solve sklr``.
 
     ``lam_ratio`` sets lam = lam_ratio * C (Section 5.1's grid: 10 equally spaced values of
@@ -91,8 +103,8 @@ def run(opts: RunOptions, *, method: str = "smo2", lam_ratio: float | None = Non
     if validation_size > 0:
         train, val = validation_split(split.train, validation_size, opts.seed)
     plan = SolverPlan(solver=opts.solver, time_limit=opts.time_limit)
-    problem, res = solve_sklr(train, method, plan, **params)
-    p = {**DEFAULTS, **params, "lam": problem.lam}
+    problem, res = solve_sklr(train, method, plan, options, **params)
+    p = {**DEFAULTS, **params, **(options or {}), "lam": problem.lam}
     if lam_ratio is not None:
         p["lam_ratio"] = lam_ratio
     if val is not None:
@@ -123,6 +135,7 @@ def run(opts: RunOptions, *, method: str = "smo2", lam_ratio: float | None = Non
 
 
 @solve_app.command("sklr")
+@shared_options
 def solve_sklr_cmd(
     data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "minmax01",
     rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,

@@ -1,11 +1,11 @@
 """``sparsekm solve smkl`` / ``sparsekm relax smkl``: paper B (sparse multiple kernel learning).
 
-``solve`` methods (from the registry): abr (Algorithm 1), exact (branch-and-bound on z),
-enumerate, average, easymkl, cka, single. ``relax`` relaxations: sdp-full (14), soc-diag (15),
-soc-basis (16), soc-random (17), sdp-3x3 (18), sdp-full-cp ((14) by cutting planes).
-JSON: objective = value of (4) at the returned beta (minimised; for relax: the relaxation's
-value), lower_bound = certified lower bound on (4), gap, beta (one weight per kernel of the
-spec, in spec order), support (kernel indices) and support_kernels, train/test accuracy.
+Methods and relaxations are the registered ones (``sparsekm methods smkl``); ``--option
+NAME=VALUE`` reaches any of their keyword options. JSON: objective = value of (4) at the
+returned beta (minimised; for relax: the relaxation's value), lower_bound = certified lower
+bound (for relax: the relaxation's certified value), gap, beta (one weight per kernel of the
+spec, in spec order), support (kernel indices) and support_kernels, train/test accuracy, and
+every extra the method reports.
 ``--cv-folds K`` tunes (C, lam, k0) first by K-fold CV on the training rows over the
 ``--cv-C / --cv-lam / --cv-k0`` lists (paper B, Section 5.1) and refits at the best point
 (``cv_params``, ``cv_accuracy`` in the JSON; objective, beta, accuracies of the refit).
@@ -35,11 +35,14 @@ from .common import (
     TestSizeOpt,
     TimeLimitOpt,
     accuracy,
+    method_options,
     payload_from,
     prepare,
+    ready,
     relax_app,
     run_command,
     runner,
+    shared_options,
     solve_app,
 )
 
@@ -122,34 +125,39 @@ def _plan(opts: RunOptions) -> Any:
     return SolverPlan(solver=opts.solver, relax_solver=opts.solver, time_limit=opts.time_limit)
 
 
-@runner("solve", "smkl")
+@runner("solve", "smkl", checks=True)
 def run(opts: RunOptions, *, kernels: str = "paper10", k0: int = 2, C: float = 10.0,
         lam: float = 1.0, method: str = "abr", init: str = "ranking", starts: int = 3,
         normalize: str = "none", cv_folds: int = 0, cv_C: str = CV_GRID["C"],
-        cv_lam: str = CV_GRID["lam"], cv_k0: str = CV_GRID["k0"]) -> dict[str, Any]:
+        cv_lam: str = CV_GRID["lam"], cv_k0: str = CV_GRID["k0"],
+        options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Sparse MKL (4) on ``opts.data`` with a registered method; the JSON payload."""
     entry = registry.get("smkl", "method", method)
+    if not (isinstance(starts, int) and starts >= 1):
+        raise CLIError(f"--starts {starts}: give at least one start (an integer >= 1)")
+    if init not in ("random", "ranking"):
+        if "init" not in entry.options:
+            raise CLIError(f"--init {init}: method {method} takes no start (use --method abr)")
+        registry.get("smkl", "relaxation", init)  # a registered relaxation, or the list
     grid = _cv_grid(cv_C, cv_lam, cv_k0) if cv_folds else None
     split = prepare(opts)
     problem = _problem(split, kernels, k0, C, lam, normalize)
     given = {"init": init, "starts": starts, "seed": opts.seed}
-    if init not in ("random", "ranking") and "init" not in entry.options:
-        raise CLIError(f"--init {init}: method {method} takes no start (use --method abr)")
-    kw = {k: v for k, v in given.items() if k in entry.options}
-    cv: dict[str, Any] = {}
+    kwargs = method_options(entry, given, options)
+    ready()
     if grid is None:
-        res = entry(problem, _plan(opts), **kw)
+        res = entry.run(problem, _plan(opts), **kwargs)
     else:
         from sparsekm.algorithms.smkl.cv import cross_validate
 
-        res, cv = cross_validate(problem, entry, grid, folds=cv_folds, seed=opts.seed,
-                                 plan=_plan(opts), options=kw)
+        res, cv = cross_validate(problem, entry.run, grid, folds=cv_folds, seed=opts.seed,
+                                 plan=_plan(opts), options=kwargs)
         problem = _problem_like(problem, cv["cv_params"])
         res.extra.update(cv)
     params = {"kernels": kernels, "k0": k0, "C": C, "lam": lam, "init": init,
               "starts": starts, "normalize": normalize, "cv_folds": cv_folds,
               **({"cv_C": cv_C, "cv_lam": cv_lam, "cv_k0": cv_k0} if cv_folds else {}),
-              **opts.params()}
+              **(options or {}), **opts.params()}
     return _payload(res, problem, split, "solve", method, params)
 
 
@@ -160,21 +168,23 @@ def _problem_like(problem: Any, params: dict[str, Any]) -> Any:
     return restrict(problem, None, **params)
 
 
-@runner("relax", "smkl")
+@runner("relax", "smkl", checks=True)
 def run_relax(opts: RunOptions, *, kernels: str = "paper10", k0: int = 2, C: float = 10.0,
-              lam: float = 1.0, relaxation: str = "sdp-full-cp", normalize: str = "none"
-              ) -> dict[str, Any]:
-    """A relaxation of (13) with its certified lower bound on (4); the JSON payload."""
+              lam: float = 1.0, relaxation: str = "sdp-full-cp", normalize: str = "none",
+              options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A relaxation of (13): its value and certified value (a lower bound on (4))."""
     entry = registry.get("smkl", "relaxation", relaxation)
     split = prepare(opts)
     problem = _problem(split, kernels, k0, C, lam, normalize)
-    res = entry(problem, _plan(opts))
+    ready()
+    res = entry.run(problem, _plan(opts), **(options or {}))
     params = {"kernels": kernels, "k0": k0, "C": C, "lam": lam, "normalize": normalize,
-              **opts.params()}
+              **(options or {}), **opts.params()}
     return _payload(res, problem, split, "relax", relaxation, params)
 
 
 @solve_app.command("smkl")
+@shared_options
 def solve_smkl_cmd(
     data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "standard",
     rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,
@@ -199,6 +209,7 @@ def solve_smkl_cmd(
 
 
 @relax_app.command("smkl")
+@shared_options
 def relax_smkl_cmd(
     data: DataOpt = DEFAULT_DATA, label: LabelOpt = "label", scale: ScaleOpt = "standard",
     rows: RowsOpt = None, seed: SeedOpt = 0, solver: SolverOpt = None,

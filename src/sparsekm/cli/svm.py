@@ -34,7 +34,8 @@ def solve_svm(ds: Any, kernel: str, gamma: float | None, degree: int, coef0: flo
     y = ds.y
     if solver is None:
         res = solve_svm_dual(K, y, C)
-        alpha, method, status, used = res.alpha, "libsvm-dual", "optimal", "libsvm"
+        alpha, method, status, used = res.alpha, "libsvm-dual", res.status.value, "libsvm"
+        term = res.termination.value
     else:
         pyomo_qp = supports(solver, "QP", "pyomo")
         if kernel == "linear" and pyomo_qp:
@@ -44,38 +45,44 @@ def solve_svm(ds: Any, kernel: str, gamma: float | None, degree: int, coef0: flo
         else:
             model, method = svm_dual_problem(K, y, C), "dual-qp"
         r = solve(model, solver=solver, time_limit=time_limit)
-        status, used = r.status.value, r.solver
+        status, used, term = r.status.value, r.solver, r.termination.value
         if not r.has_solution:
             return {"method": method, "solver": used, "status": status, "objective": None,
-                    "time_s": time.perf_counter() - t0, "message": r.message}
+                    "time_s": time.perf_counter() - t0, "termination": term,
+                    "message": r.message}
         if method == "primal-qp":
             w = r.values["w"]
             xi = np.maximum(0.0, 1.0 - y * (ds.X @ w + r.values["b"]))
             primal = 0.5 * float(w @ w) + C * float(xi.sum())
             return {"method": method, "solver": used, "status": status, "objective": primal,
                     "lower_bound": r.bound, "gap": r.gap, "time_s": time.perf_counter() - t0,
-                    "b": float(r.values["b"]), "n_support": None, "w": w}
+                    "termination": term, "b": float(r.values["b"]), "n_support": None, "w": w}
         alpha = np.asarray(r.values["alpha"], dtype=float)
     primal, lower, b = svm_duality(K, y, alpha, C)
     gap = relative_gap(primal, lower)
     return {"method": method, "solver": used, "status": status, "objective": primal,
-            "lower_bound": lower, "gap": gap, "time_s": time.perf_counter() - t0, "b": b,
-            "n_support": int((alpha > 1e-8 * C).sum()), "alpha": alpha}
+            "lower_bound": lower, "gap": gap, "time_s": time.perf_counter() - t0,
+            "termination": term, "b": b, "n_support": int((alpha > 1e-8 * C).sum()),
+            "alpha": alpha}
 
 
-@c.runner("solve", "svm")
+@c.runner("solve", "svm", checks=True)
 def run(opts: c.RunOptions, *, kernel: str = "rbf", gamma: float | None = None, degree: int = 3,
         coef0: float = 0.0, C: float = 1.0, validation_size: float = 0.0) -> dict[str, Any]:
     """The plain SVM on ``opts.data``; the JSON payload of ``sparsekm solve svm``.
 
     ``validation_size`` fits on the training rows less that held-out fraction and reports
     ``validation_accuracy`` and ``validation_loss`` (mean hinge loss) for model selection."""
-    from sparsekm.kernels import kernel_matrix
+    from sparsekm.kernels import KernelSpec, kernel_matrix
+    from sparsekm.models.problem import check_positive
 
     split = c.prepare(opts)
     train, val = split.train, None
     if validation_size > 0:
         train, val = c.validation_split(split.train, validation_size, opts.seed)
+    KernelSpec(kernel, gamma=gamma, degree=degree, coef0=coef0)  # validates the kernel
+    check_positive("C", C)
+    c.ready()
     out = solve_svm(train, kernel, gamma, degree, coef0, C, opts.solver, opts.time_limit)
     alpha, w = out.pop("alpha", None), out.pop("w", None)
 
@@ -102,6 +109,7 @@ def run(opts: c.RunOptions, *, kernel: str = "rbf", gamma: float | None = None, 
 
 
 @c.solve_app.command("svm")
+@c.shared_options
 def solve_svm_cmd(
     data: c.DataOpt = c.DEFAULT_DATA, label: c.LabelOpt = "label", scale: c.ScaleOpt = "standard",
     rows: c.RowsOpt = None, seed: c.SeedOpt = 0, solver: c.SolverOpt = None,

@@ -43,5 +43,6 @@ def check_xy(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
                         f"n >= 1, got shape {Xa.shape}")
     if not np.all(np.isfinite(Xa)):
         raise DataError("X contains NaN or inf; impute or drop those entries first "
-                        "(sparsekm.data.load_dataset(..., missing='drop' or 'zero'))")
+                        "(sparsekm.data.load_dataset(..., missing='drop' or 'zero'); "
+                        "CLI: --missing)")
     return Xa, check_labels(y, Xa.shape[0])

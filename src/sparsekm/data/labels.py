@@ -58,7 +58,7 @@ def to_pm1(
     if n_missing:
         raise DataError(
             f"{what} has {n_missing} missing labels; drop those samples before loading "
-            "(or use missing='drop' when loading a file)"
+            "(or use missing='drop' when loading a file; CLI: --missing drop)"
         )
     classes = sorted(pd.unique(values).tolist(), key=_sort_key)
     if len(classes) < 2:
@@ -71,15 +71,16 @@ def to_pm1(
             shown = classes[:10]
             raise DataError(
                 f"{what} has {len(classes)} classes {shown}; pass positive_class=<one class> "
-                "to train that class against the rest (one-vs-rest)"
+                "(CLI: --positive-class CLASS) to train that class against the rest "
+                "(one-vs-rest)"
             )
         positive_class = classes[-1]
     elif positive_class not in classes:
         matches = [c for c in classes if str(c) == str(positive_class)]
         if len(matches) != 1:
             raise DataError(
-                f"positive_class={positive_class!r} does not occur in {what}; "
-                f"choose one of {classes[:10]}"
+                f"positive_class={positive_class!r} (CLI: --positive-class) does not occur "
+                f"in {what}; choose one of {classes[:10]}"
             )
         positive_class = matches[0]
     y_pm1 = np.where(values.to_numpy() == positive_class, 1.0, -1.0).astype(np.float64)

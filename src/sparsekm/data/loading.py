@@ -46,13 +46,13 @@ def _split_frame(
         shown = ", ".join(columns[:30]) + (" ..." if len(columns) > 30 else "")
         raise DataError(
             f"{what} has no label column {label!r}{hint}; its columns are: {shown}; "
-            "pass label=<column name>"
+            "pass label=<column name> (CLI: --label)"
         )
     drop = [str(c) for c in drop_columns]
     unknown = [c for c in drop if c not in columns]
     if unknown:
         raise DataError(
-            f"drop_columns {unknown} not found in {what}; columns are: "
+            f"drop_columns {unknown} (CLI: --drop-columns) not found in {what}; columns are: "
             f"{', '.join(columns[:30])}; remove them from drop_columns"
         )
     y = frame[label]
@@ -109,7 +109,7 @@ def load_csv(
         features, y, feature_names=None, positive_class=positive_class, missing=missing,
         name=name, label_raw=raw,
         fixes={"non_numeric": "one-hot encode them (pandas.get_dummies) and save the file "
-               "again, or pass drop_columns=[...] to ignore them"},
+               "again, or pass drop_columns=[...] (CLI: --drop-columns A,B) to ignore them"},
     )
 
 
@@ -150,7 +150,8 @@ def load_dataset(name: str, *, missing: str = "drop", drop_constant: bool = Fals
     ds = build_dataset(
         features, y, feature_names=None, positive_class=1, missing=missing, name=spec.name,
         label_raw=raw,
-        fixes={"missing": "pass missing='drop' (default) to drop those rows or missing='zero'"},
+        fixes={"missing": "pass missing='drop' (default) to drop those rows or missing='zero' "
+               "(CLI: --missing drop|zero)"},
     )
     ds = replace(ds, citation=spec.citation)
     if drop_constant:

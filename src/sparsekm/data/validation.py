@@ -17,14 +17,15 @@ __all__ = ["MISSING_MODES", "as_dataset", "build_dataset", "check_missing_mode"]
 
 MISSING_MODES = ("drop", "zero", "error")
 FIXES = {"non_numeric": "one-hot encode them (pandas.get_dummies) or drop them",
-         "missing": "drop or impute them, or pass missing='drop'"}
+         "missing": "drop or impute them, or pass missing='drop' (CLI: --missing drop)"}
 
 
 def check_missing_mode(missing: str) -> str:
     """Return ``missing`` if it is a known mode, else raise :class:`DataError`."""
     if missing not in MISSING_MODES:
         raise DataError(
-            f"missing={missing!r} is not a known mode; use one of {list(MISSING_MODES)}"
+            f"missing={missing!r} (CLI: --missing) is not a known mode; use one of "
+            f"{list(MISSING_MODES)}"
         )
     return missing
 
@@ -178,7 +179,7 @@ def build_dataset(
         if Xf.shape[0] == 0:
             raise DataError(
                 f"{name}: every row has a missing value, so missing='drop' leaves no data; "
-                "impute the values or pass missing='zero'"
+                "impute the values or pass missing='zero' (CLI: --missing zero)"
             )
     elif n_bad:
         if missing == "zero":

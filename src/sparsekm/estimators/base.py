@@ -9,7 +9,33 @@ import numpy as np
 from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import validate_data
 
-__all__ = ["BinaryClassifierMixin"]
+__all__ = ["BinaryClassifierMixin", "check_solvers", "method_kwargs"]
+
+
+def check_solvers(**solvers: str | None) -> None:
+    """ValueError naming the parameter when a given solver is unknown or unusable."""
+    from sparsekm.solvers import SolverError, check_solver
+
+    for name, value in solvers.items():
+        if value is not None:
+            try:
+                check_solver(value)
+            except SolverError as exc:
+                raise ValueError(f"{name}={value!r}: {exc}") from None
+
+
+def method_kwargs(problem: str, method: str, given: dict[str, Any],
+                  method_options: dict[str, Any] | None) -> tuple[Any, dict[str, Any]]:
+    """(registry entry, its keyword options): the estimator's own parameters that ``method``
+    declares, then ``method_options`` -- any option of its signature, validated and typed
+    from it (an unknown name is a ValueError listing the known ones)."""
+    from sparsekm import registry
+    from sparsekm.options import validate_options
+
+    entry = registry.get(problem, "method", method)  # ValueError lists the methods
+    kwargs = {k: v for k, v in given.items() if k in entry.options}
+    kwargs.update(validate_options(entry, method_options, where="method_options"))
+    return entry, kwargs
 
 
 class BinaryClassifierMixin:

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sparsekm import registry
 
-from .base import BinaryClassifierMixin
+from .base import BinaryClassifierMixin, check_solvers, method_kwargs
 
 __all__ = ["CardinalityKernelSVC"]
 
@@ -109,13 +109,13 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
         from sparsekm.models.fs_kernel import FSKernelProblem
         from sparsekm.solvers import SolverPlan
 
+        _, options = method_kwargs("fs-kernel", self.method, {"fast": self.fast},
+                                   self.method_options)
+        check_solvers(solver=self.solver)
         X, ypm = self._binary_targets(X, y)
         problem = FSKernelProblem(X, ypm, self.kernel, self.B, self.C, self.gamma, self.degree,
                                   self.coef0, self.sense)
         plan = SolverPlan(solver=self.solver, time_limit=self.time_limit)
-        own = registry.get("fs-kernel", "method", self.method).options
-        options = {"fast": self.fast} if "fast" in own else {}
-        options.update(self.method_options or {})
         res = solve_fs_kernel(problem, self.method, plan, starts=self.starts,
                               seed=self.random_state, **options)
         self.result_ = res

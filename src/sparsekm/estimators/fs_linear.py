@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sparsekm import registry
 
-from .base import BinaryClassifierMixin
+from .base import BinaryClassifierMixin, check_solvers, method_kwargs
 
 D = registry.defaults("fs-linear")
 
@@ -30,14 +30,15 @@ class CardinalityLinearSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
     ----------
     B : budget on the number of features (1 <= B <= n).
     C : misclassification penalty (> 0); objective 1/2||w||^2 + C sum xi.
-    method : a registered fs-linear method (``bigm, cop, enumerate, exact, heuristic,
-        kernel-search, local-search``).
+    method : a registered fs-linear method (``sparsekm methods fs-linear``).
     solver : solver for the MIQP/MISOCP parts (None = configured default, SCIP).
     relax_solver : solver for the conic relaxations (None = Clarabel).
     time_limit : global seconds; the incumbent is kept on the limit.
     M, k, rho, s, strategy : method parameters (big-M; Local Search k; Kernel Search rho;
         exact s; upper-bound strategy of Algorithms 3/4); each method uses its own.
     subproblem_time_limit : seconds per Kernel Search subproblem (paper: 60).
+    method_options : any other keyword option of the method (``sparsekm methods fs-linear
+        --json`` lists them, e.g. bnb's ``gap_tol``), validated from its signature.
 
     Attributes
     ----------
@@ -51,7 +52,8 @@ log); objective_, lower_bound_, gap_;
                  solver: str | None = None, relax_solver: str | None = None,
                  time_limit: float | None = None, M: float | None = None, k: int = D["k"],
                  rho: int = D["rho"], s: int = D["s"], strategy: str = D["strategy"],
-                 subproblem_time_limit: float | None = 60.0) -> None:
+                 subproblem_time_limit: float | None = 60.0,
+                 method_options: dict[str, Any] | None = None) -> None:
         self.B = B
         self.C = C
         self.method = method
@@ -64,6 +66,7 @@ log); objective_, lower_bound_, gap_;
         self.s = s
         self.strategy = strategy
         self.subproblem_time_limit = subproblem_time_limit
+        self.method_options = method_options
 
     def fit(self, X: Any, y: Any) -> CardinalityLinearSVC:
         """Solve FS-SVM (2) on (X, y); y may hold any two labels."""
@@ -71,17 +74,18 @@ log); objective_, lower_bound_, gap_;
         from sparsekm.models.fs_linear import FSLinearProblem
         from sparsekm.solvers import SolverPlan
 
-        entry = registry.get("fs-linear", "method", self.method)  # ValueError lists methods
+        given = {"k": self.k, "rho": self.rho, "s": self.s, "strategy": self.strategy,
+                 "M": self.M}
+        entry, opts = method_kwargs("fs-linear", self.method, given, self.method_options)
+        check_solvers(solver=self.solver, relax_solver=self.relax_solver)
         X, ypm = self._binary_targets(X, y)
         B = self.B
-        if not (isinstance(B, int | np.integer) and 1 <= B <= X.shape[1]):
-            raise ValueError(f"B={B} must be an integer in [1, n_features={X.shape[1]}]")
+        if not (isinstance(B, int | np.integer) and not isinstance(B, bool) and B >= 1):
+            raise ValueError(f"B={B!r} must be an integer >= 1 (B >= n_features: the plain "
+                             "linear SVM)")
         plan = SolverPlan(solver=self.solver, relax_solver=self.relax_solver,
                           time_limit=self.time_limit,
                           subproblem_time_limit=self.subproblem_time_limit)
-        given = {"k": self.k, "rho": self.rho, "s": self.s, "strategy": self.strategy,
-                 "M": self.M}
-        opts = {k: v for k, v in given.items() if k in entry.options}
         res = solve_fs_linear(FSLinearProblem(X, ypm, B=int(B), C=float(self.C)), entry.name,
                               plan, **opts)
         self.result_ = res

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .base import BinaryClassifierMixin
+from .base import BinaryClassifierMixin, check_solvers, method_kwargs
 
 __all__ = ["MinMaxFeatureWeightingSVC"]
 
@@ -92,10 +92,12 @@ class MinMaxFeatureWeightingSVC(BinaryClassifierMixin, ClassifierMixin, Selector
         if folds < 2:        # too few rows of a class for any CV: the defaults
             C = 1.0 if C is None else C
             gamma0 = 1.0 / X.shape[1] if gamma0 is None else gamma0
+        _, options = method_kwargs("minmax-fs", self.method, {}, self.method_options)
+        check_solvers(solver=self.solver)
         plan = SolverPlan(solver=self.solver, time_limit=self.time_limit)
         start = Start(C=C, gamma0=gamma0, folds=max(folds, 2), seed=self.random_state)
         res = algorithm1(X, ypm, C2=self.C2, p=self.p, method=self.method, plan=plan,
-                         start=start, method_options=self.method_options)
+                         start=start, method_options=options)
         gamma = np.asarray(res.gamma, dtype=float)
         self.result_ = res
         self.feature_weights_ = gamma

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .base import BinaryClassifierMixin
+from .base import BinaryClassifierMixin, check_solvers, method_kwargs
 
 __all__ = ["SparseMKLClassifier"]
 
@@ -28,13 +28,10 @@ class SparseMKLClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator)
     lam : float
         Ridge weight lambda >= 0 on the kernel weights.
     method : str
-        A registered method of problem ``smkl``: ``abr`` (Algorithm 1), ``exact``
-        (branch-and-bound, certified optimum), ``enumerate``, ``average``, ``easymkl``,
-        ``cka``, ``single``.
+        A registered method of problem ``smkl`` (``sparsekm methods smkl``).
     init : str
-        ABR start: ``ranking`` (the best single kernels by (4)), ``random`` or a relaxation
-        (``sdp-full``, ``sdp-full-cp``, ``sdp-3x3``, ``soc-basis``, ``soc-random``,
-        ``soc-diag``).
+        ABR start: ``ranking`` (the best single kernels by (4)), ``random`` or a registered
+        smkl relaxation (its k0 largest weights).
     starts : int
         Starts (multistart ABR / ABR incumbents of ``exact``).
     solver : str, optional
@@ -45,6 +42,9 @@ class SparseMKLClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator)
         Seed of every random choice (None means 0).
     normalize : None or "trace"
         Trace-normalize the base kernels.
+    method_options : dict, optional
+        Any other keyword option of the method (``sparsekm methods smkl --json``), validated
+        from its signature.
 
     Attributes
     ----------
@@ -60,7 +60,8 @@ class SparseMKLClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator)
     def __init__(self, kernels: Any = "paper10", k0: int = 2, C: float = 10.0,
                  lam: float = 1.0, method: str = "abr", init: str = "ranking", starts: int = 3,
                  solver: str | None = None, time_limit: float | None = None,
-                 random_state: int | None = None, normalize: str | None = None) -> None:
+                 random_state: int | None = None, normalize: str | None = None,
+                 method_options: dict[str, Any] | None = None) -> None:
         self.kernels = kernels
         self.k0 = k0
         self.C = C
@@ -72,21 +73,22 @@ class SparseMKLClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator)
         self.time_limit = time_limit
         self.random_state = random_state
         self.normalize = normalize
+        self.method_options = method_options
 
     def fit(self, X: Any, y: Any) -> SparseMKLClassifier:
         """Choose the kernel weights with ``method`` and train the SVM on K(beta)."""
-        from sparsekm import registry
         from sparsekm.models.smkl.problem import SMKLProblem
         from sparsekm.solvers import SolverPlan
 
+        seed = 0 if self.random_state is None else int(self.random_state)
+        given = {"init": self.init, "starts": self.starts, "seed": seed}
+        entry, opts = method_kwargs("smkl", self.method, given, self.method_options)
+        check_solvers(solver=self.solver)
         X, ypm = self._binary_targets(X, y)
-        entry = registry.get("smkl", "method", self.method)
         problem = SMKLProblem(X, ypm, self.kernels, self.k0, self.C, self.lam, self.normalize)
         plan = SolverPlan(solver=self.solver, relax_solver=self.solver,
                           time_limit=self.time_limit)
-        seed = 0 if self.random_state is None else int(self.random_state)
-        opts = {"init": self.init, "starts": self.starts, "seed": seed}
-        res = entry(problem, plan, **{k: v for k, v in opts.items() if k in entry.options})
+        res = entry.run(problem, plan, **opts)
         self.result_ = res
         self.kernels_ = list(problem.labels)
         self.weights_ = np.asarray(res.values["beta"], dtype=float)

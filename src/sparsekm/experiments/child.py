@@ -172,7 +172,14 @@ def _check_provenance(spec: dict[str, Any]) -> None:
 def run_in_process(spec: dict[str, Any]) -> dict[str, Any]:
     """Call the runner in this process: ``{"payload": ...}`` or ``{"error": ..., ...}``."""
     try:
-        from sparsekm.cli.common import RunOptions, get_runner, stdout_to_stderr
+        from sparsekm.cli.common import (
+            RunOptions,
+            get_runner,
+            quiet_third_party_warnings,
+            stdout_to_stderr,
+        )
+
+        quiet_third_party_warnings()
 
         for item in spec.get("imports", ()):
             import_plugin(item)

@@ -13,6 +13,8 @@
     B = [2, 3]
     C = [1.0, 10.0]
     scale = ["standard"]
+    [grid.options]                        # any keyword option of the methods (--option NAME=...)
+    cop_form = ["bilinear", "perspective"]
     [run]
     time_limit = 60                       # seconds per run (the run is killed at + grace)
 
@@ -27,7 +29,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 __all__ = ["ConfigError", "ExperimentConfig", "GridConfig", "RunConfig", "ReportConfig",
            "load_config", "loads_config", "parse_config", "check_runners"]
@@ -54,22 +64,24 @@ class GridConfig(_Strict):
     method: list[str] | None = Field(default=None, min_length=1)
     seed: list[int] = Field(default=[0], min_length=1)
     params: dict[str, list[Any]] = Field(default_factory=dict)
+    options: dict[str, list[Any]] = Field(default_factory=dict)  # the method's --option NAMEs
 
     @field_validator("data", "method", "seed", mode="before")
     @classmethod
     def _listify(cls, v: Any) -> Any:
         return None if v is None else _as_list(v)
 
-    @field_validator("params", mode="before")
+    @field_validator("params", "options", mode="before")
     @classmethod
-    def _listify_params(cls, v: Any) -> Any:
+    def _listify_params(cls, v: Any, info: ValidationInfo) -> Any:
         if not isinstance(v, dict):
             return v
         out = {}
         for key, val in v.items():
             val = _as_list(val)
             if not val:
-                raise ValueError(f"params.{key} is an empty list: give at least one value")
+                raise ValueError(f"{info.field_name}.{key} is an empty list: give at least one "
+                                 "value")
             out[key] = val
         return out
 
@@ -292,4 +304,28 @@ def check_runners(cfg: ExperimentConfig) -> ExperimentConfig:
                 raise ConfigError(f"{at}: `sparsekm {g.action} {g.problem}` has no option "
                                   f"{key!r}; known: {', '.join(known)}")
             _check_values(cmd, key, values, at)
+        _check_options(g, where)
     return cfg
+
+
+def _check_options(g: GridConfig, where: str) -> None:
+    """``[grid.options]`` names and values against every method of the grid (its registry
+    entry's typed signature), as ``--option NAME=VALUE`` would be checked."""
+    from sparsekm import registry
+    from sparsekm.options import validate_options
+
+    if not g.options:
+        return
+    kind = "relaxation" if g.action == "relax" else "method"
+    if g.method is None or not registry.names(g.problem, kind):
+        raise ConfigError(f"{where}.options: give the grid's {kind}s (`method = [...]`): the "
+                          f"options are theirs")
+    for name in g.method:
+        entry = registry.get(g.problem, kind, name)
+        for key, values in g.options.items():
+            for i, v in enumerate(values):
+                try:
+                    values[i] = validate_options(entry, {key: v})[key]
+                except ValueError as exc:
+                    raise ConfigError(f"{where}.options.{key}[{i}] = {v!r} ({kind} "
+                                      f"{name}): {exc}") from None

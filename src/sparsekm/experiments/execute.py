@@ -21,10 +21,16 @@ from typing import Any
 
 from .child import FAILED, execute_run
 from .config import ExperimentConfig
-from .grid import RunSpec, expand
+from .grid import RunSpec, check_specs, expand
 from .store import Store, counts, make_record
 
-__all__ = ["run_experiment", "status", "dask_client", "default_workers"]
+__all__ = ["SchedulerError", "run_experiment", "status", "dask_client", "default_workers"]
+
+CONNECT_TIMEOUT = 10.0  # seconds to reach an existing scheduler
+
+
+class SchedulerError(ValueError):
+    """No Dask scheduler answered at the given address (a user mistake: exit 2)."""
 
 
 def default_workers() -> int:
@@ -43,8 +49,16 @@ def dask_client(workers: int | None = None, scheduler: str | None = None) -> Ite
     from dask.distributed import Client, LocalCluster
 
     if scheduler:
-        client = Client(scheduler_file=scheduler) if Path(scheduler).is_file() \
-            else Client(scheduler)
+        try:
+            with _quiet_distributed():
+                client = Client(scheduler_file=scheduler, timeout=CONNECT_TIMEOUT) \
+                    if Path(scheduler).is_file() else Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise SchedulerError(
+                f"--scheduler {scheduler}: no Dask scheduler answered within "
+                f"{CONNECT_TIMEOUT:g} s ({type(exc).__name__}); start one (`dask scheduler`) "
+                "and its workers, pass its scheduler file, or drop --scheduler to run on a "
+                "local cluster") from None
         try:
             yield client
         finally:
@@ -59,6 +73,18 @@ def dask_client(workers: int | None = None, scheduler: str | None = None) -> Ite
             yield client
     finally:
         cluster.close()
+
+
+@contextmanager
+def _quiet_distributed() -> Iterator[None]:
+    """Silence distributed's connection-retry logging while a client connects."""
+    log = logging.getLogger("distributed")
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
 
 
 def _progress(total: int, enabled: bool) -> Any:
@@ -102,6 +128,7 @@ def run_experiment(cfg: ExperimentConfig, workers: int | None = None,
     specs = expand(cfg)
     store = Store(cfg.store_path)
     todo = _todo(specs, store, retry_failed)
+    check_specs(todo)  # a mistake fails here, before the first run
     preload = tuple(cfg.run.preload)
     bar = _progress(len(todo), progress)
     n_failed = 0

@@ -19,7 +19,10 @@ from typing import Any
 from .child import file_sha256
 from .config import ConfigError, ExperimentConfig, check_runners, method_option
 
-__all__ = ["RunSpec", "expand", "file_sha256", "run_key"]
+__all__ = ["RunSpec", "check_specs", "expand", "file_sha256", "run_key"]
+
+
+LATE_OPTS = ("missing", "positive_class", "drop_columns")
 
 
 def _version() -> str:
@@ -63,12 +66,43 @@ class RunSpec:
 
 def run_key(action: str, problem: str, opts: dict[str, Any], params: dict[str, Any],
             data_sha256: str | None, version: str) -> str:
-    """The store key: SHA-256 (first 32 hex digits) of the canonical JSON of the run."""
+    """The store key: SHA-256 (first 32 hex digits) of the canonical JSON of the run. The CSV
+    options added later (``LATE_OPTS``) count only when set, so stored runs keep their keys."""
     data = opts["data"] if data_sha256 is None else f"{Path(opts['data']).name}@{data_sha256}"
+    opts = {k: v for k, v in opts.items() if not (k in LATE_OPTS and v is None)}
     blob = {"action": action, "problem": problem, "opts": {**opts, "data": data},
             "params": params, "version": version}
     text = json.dumps(blob, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _option_text(value: Any) -> str:
+    """A TOML value as ``--option`` reads it (JSON for lists, ``none`` for None)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool | list | dict):
+        return json.dumps(value)
+    return str(value)
+
+
+def check_specs(specs: list[RunSpec]) -> None:
+    """Validate every run before the first one starts: each distinct configuration (seeds
+    aside) goes through its runner's own checks on a small stratified subset of its data
+    (:func:`sparsekm.cli.common.check_run`); the first mistake is a ConfigError naming it."""
+    from sparsekm.cli.common import check_run
+
+    seen: set[str] = set()
+    for s in specs:
+        opts = {**s.opts, "seed": 0, "time_limit": None}
+        sig = json.dumps([s.action, s.problem, opts, s.params], sort_keys=True, default=str)
+        if sig in seen:
+            continue
+        seen.add(sig)
+        try:
+            check_run(s.action, s.problem, s.opts, s.params)
+        except Exception as exc:  # noqa: BLE001 - any refusal of the runner is the config's
+            shown = {k: v for k, v in s.labels.items() if k not in ("problem", "action")}
+            raise ConfigError(f"{s.experiment}: {shown}: {exc}") from None
 
 
 def _resolve_data(cfg: ExperimentConfig, name: str) -> tuple[str, str | None]:
@@ -93,13 +127,16 @@ def expand(cfg: ExperimentConfig, check: bool = True) -> list[RunSpec]:
     for g in cfg.grid:
         cmd = command(g.action, g.problem)
         mp = method_option(cmd)
-        keys = list(g.params)
+        keys, names = list(g.params), list(g.options)
         for data, method, seed, *vals in itertools.product(
-                g.data, g.method or [None], g.seed, *(g.params[k] for k in keys)):
-            given = dict(zip(keys, vals))
+                g.data, g.method or [None], g.seed, *(g.params[k] for k in keys),
+                *(g.options[k] for k in names)):
+            given = dict(zip(keys + names, vals))
             resolved, sha = _resolve_data(cfg, data)
             values = {"data": resolved, "seed": int(seed), "time_limit": cfg.run.time_limit,
-                      **given}
+                      **{k: given[k] for k in keys}}
+            if names:  # [grid.options]: the command's --option NAME=VALUE
+                values["option"] = [f"{k}={_option_text(given[k])}" for k in names]
             if method is not None:
                 values[mp] = method
             try:

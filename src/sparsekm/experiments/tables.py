@@ -59,8 +59,10 @@ def runs_frame(cfg: ExperimentConfig, extras: Sequence[str] = ()) -> Any:
         payload = json.loads(r["payload"]) if extras and r["payload"] else {}
         row.update({c: payload.get(c) for c in extras})
         rows.append(row)
-    df = pd.DataFrame(rows, columns=label_cols + list(RESULT_COLUMNS) + list(extras),
-                      dtype=object)
+    # a grid key named like a result column (e.g. ``solver``) is one column, holding what the
+    # run reports (the solver it used): a duplicate would repeat it in every header
+    columns = list(dict.fromkeys(label_cols + list(RESULT_COLUMNS) + list(extras)))
+    df = pd.DataFrame(rows, columns=columns, dtype=object)
     for c in (*NUMERIC, *extras):
         if c in NUMERIC or df[c].map(lambda v: v is None or isinstance(v, int | float)).all():
             df[c] = pd.to_numeric(df[c], errors="coerce")

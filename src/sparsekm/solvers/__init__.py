@@ -9,7 +9,15 @@ Models are Pyomo models, CVXPY problems, :class:`CallbackNLP` (numpy callbacks, 
 which solver does which part and the time budget they share.
 """
 
-from .api import certifying_solvers, resolve_solver, solve, solver_table, supports, usable_solvers
+from .api import (
+    certifying_solvers,
+    check_solver,
+    resolve_solver,
+    solve,
+    solver_table,
+    supports,
+    usable_solvers,
+)
 from .backends import BACKENDS, Availability, Backend, canonical_name
 from .classify import classify, declare_class, framework_of
 from .errors import (
@@ -29,7 +37,7 @@ __all__ = [
     "BACKENDS", "CONVEX_CLASSES", "Availability", "Backend", "CallbackNLP", "ConicQP",
     "Deadline", "ModelClassError", "ProblemClass", "Result", "SolutionStatus", "SolveFailedError",
     "SolverCapabilityError", "SolverError", "SolverNotAvailableError", "SolverOptions",
-    "SolverPlan", "Status", "Termination", "canonical_name", "certifying_solvers", "classify",
-    "declare_class", "finite_or_none", "framework_of", "relative_gap", "resolve_solver", "solve",
-    "solver_table", "supports", "usable_solvers",
+    "SolverPlan", "Status", "Termination", "canonical_name", "certifying_solvers", "check_solver",
+    "classify", "declare_class", "finite_or_none", "framework_of", "relative_gap",
+    "resolve_solver", "solve", "solver_table", "supports", "usable_solvers",
 ]

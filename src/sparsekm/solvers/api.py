@@ -29,6 +29,30 @@ def usable_solvers(problem_class: ProblemClass | None = None,
     return out
 
 
+# The native kernel-dual engines (sparsekm.solvers.smo), named by ``--solver`` where a method
+# solves SVM duals itself (e.g. paper E's fast route); always available.
+NATIVE_SOLVERS = ("libsvm", "smo")
+
+
+def check_solver(solver: str) -> str:
+    """The registry name of ``solver`` when it is known, installed and licensed (or a native
+    engine, :data:`NATIVE_SOLVERS`); otherwise SolverNotAvailableError naming the known or the
+    usable solvers. Whether the chosen method can use it is the method's to say."""
+    name = canonical_name(solver)
+    if name in NATIVE_SOLVERS:
+        return name
+    if name not in BACKENDS:
+        raise SolverNotAvailableError(
+            f"unknown solver {solver!r}; known: {', '.join([*BACKENDS, *NATIVE_SOLVERS])} "
+            f"(usable here: {', '.join(usable_solvers())})")
+    avail = BACKENDS[name].availability()
+    if not avail.usable:
+        why = "not installed" if not avail.installed else "not licensed"
+        raise SolverNotAvailableError(f"solver {solver!r} is {why} ({avail.note}); usable "
+                                      f"here: {', '.join(usable_solvers())}")
+    return name
+
+
 def certifying_solvers(problem_class: ProblemClass | str, framework: str = "cvxpy") -> list[str]:
     """Usable solvers whose optimum of a ``problem_class`` model is a certified bound (an
     interior-point duality gap or a global solver), unlike a first-order solver's value."""

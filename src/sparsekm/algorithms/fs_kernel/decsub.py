@@ -57,7 +57,8 @@ def decsub_light(problem: FSKernelProblem, plan: SolverPlan, *,
     """
     if problem.sense != "paper":
         raise ValueError(
-            "method 'decsub' (DecSubLight*) supports sense='paper' only: its beta-step "
+            "method 'decsub' (DecSubLight*) supports sense='paper' only (CLI: --sense paper): "
+            "its beta-step "
             "minimizes f(alpha^k, beta), which bounds min_alpha f from above -- sound for the "
             "paper's min-min problem (4) but not for the margin sense's max-min. Use "
             "method 'ls-star', 'ls', 'rfe2' or 'enumerate' with sense='margin'")

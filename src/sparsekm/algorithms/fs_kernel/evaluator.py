@@ -8,37 +8,17 @@ mask met, so every method of Paper A shares one bookkeeping.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 from sparsekm.models.fs_kernel import FSKernelProblem
+from sparsekm.parallel import single_blas
 from sparsekm.solvers import Result, SolutionStatus, SolverPlan
 
 __all__ = ["Evaluator", "alpha_subproblem", "mask_key", "mask_result", "single_blas"]
 
-_T = TypeVar("_T", bound=Callable[..., Any])
 SVM_TOL = 1e-5
-
-
-def single_blas(fun: _T) -> _T:
-    """Run ``fun`` with one BLAS thread.
-
-    The hot loops do many small products (an m x B times B x m product in
-    ``MaskedKernel.refresh``); with two OpenBLAS threads on a loaded 2-core machine such a
-    product took 8 ms instead of 0.04 ms (measured, m = 297, B = 6).
-    """
-
-    @functools.wraps(fun)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1, user_api="blas"):
-            return fun(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]
 
 
 def alpha_subproblem(K: np.ndarray, y: np.ndarray, C: float, tol: float = SVM_TOL

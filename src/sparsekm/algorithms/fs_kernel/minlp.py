@@ -26,7 +26,8 @@ def paper_sense_only(problem: FSKernelProblem, method: str) -> None:
     if problem.sense != "paper":
         raise ValueError(
             f"method {method!r} solves the MINLP (4), a joint minimization over alpha and "
-            "beta, so it needs sense='paper'; the margin sense (max over beta of min over "
+            "beta, so it needs sense='paper' (CLI: --sense paper); the margin sense (max over "
+            "beta of min over "
             "alpha) is bilevel -- use method 'enumerate', 'ls', 'ls-star', 'rfe1' or 'rfe2'")
 
 

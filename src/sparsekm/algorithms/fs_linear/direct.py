@@ -18,7 +18,7 @@ from sparsekm.registry import register
 from sparsekm.solvers import Deadline, Result, SolveFailedError, SolverPlan
 from sparsekm.solvers.result import SolutionStatus, Termination
 
-WARM_STARTS = ("kernel-search", "local-search", "heuristic")
+WARM_STARTS = ("kernel-search", "local-search", "heuristic", "fast")
 # Seconds per nonzero of the margin constraints to hand a Pyomo model to the solver (measured:
 # 35-50 us for SCIP's Pyomo interface on colorectal / lymphoma, machine under load): the
 # solver's own time limit starts only after this, so the budget must leave room for it.
@@ -26,7 +26,8 @@ LOAD_S_PER_NNZ = 50e-6
 
 
 def _incumbent(problem: FSLinearProblem, plan: SolverPlan, how: str) -> Result:
-    """The heuristic incumbent (paper D's CoP* uses H-KS), on half the remaining budget."""
+    """The heuristic incumbent (paper D's CoP* uses H-KS; ``fast`` takes about a second and
+    leaves the rest to the MIQP), on at most half the remaining budget."""
     from sparsekm import registry
 
     cap = plan.clock.cap(None)
@@ -104,6 +105,8 @@ def bigm(problem: FSLinearProblem, plan: SolverPlan, *, M: float | None = None,
 
     M defaults to sqrt(2 UB) from a top-B SVM (always valid, Remark 3.2). The solver's bound is
     certified; the returned point is the better of the solver's and the heuristic's.
+    ``warm="fast"`` starts from the native swap search (about a second, leaving the MIQP the
+    rest of the budget); ``"kernel-search"`` is paper D's H-KS.
     """
     plan = plan.start()
     Mv = estimate_big_m(problem, qp_solver=plan.qp_solver) if M is None else M
@@ -119,7 +122,9 @@ def cop(problem: FSLinearProblem, plan: SolverPlan, *, cop_form: str = "bilinear
 
     ``cop_form="perspective"`` solves the same set as a MISOCP (see
     :func:`~sparsekm.models.fs_linear.cop_model`). Without warm start (``plan.warm_start``
-    False, CLI ``--no-warm-start``) it reproduces the cold runs of Table 3.
+    False, CLI ``--no-warm-start``) it reproduces the cold runs of Table 3. ``warm="fast"``
+    starts from the native swap search instead of H-KS (measured in
+    ``benchmarks/results/fs_linear_fast.md``: better on wide data, not on every microarray).
     """
     plan = plan.start()
     return _solve_miqp(problem, plan, cop_model(problem, form=cop_form), "cop", warm)

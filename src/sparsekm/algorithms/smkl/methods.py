@@ -25,9 +25,7 @@ from .result import method_result
 __all__ = ["abr", "initial_betas"]
 
 CERTIFIED_GAP = 1e-4  # later starts are skipped once a certified bound is this close
-INITS = ("ranking", "random", "sdp-full", "sdp-full-cp", "sdp-3x3", "soc-basis", "soc-random",
-         "soc-diag")
-
+STARTS = ("ranking", "random")  # besides a registered relaxation's name
 
 def ranked_kernels(problem: SMKLProblem) -> tuple[np.ndarray, list]:
     """Kernels by increasing (4) at beta = e_i (ties by index) and their Evaluations (q SVMs)."""
@@ -48,12 +46,15 @@ def _best_single(problem: SMKLProblem, t0: float) -> Any:
 def initial_betas(problem: SMKLProblem, plan: SolverPlan, init: str, starts: int, seed: int
                   ) -> tuple[list[np.ndarray], dict[str, Any]]:
     """Start points: ``ranking`` -- the single kernels e_i of lowest (4), best first;
-    ``random`` -- seeded random k0-sparse betas (Section 3.3); a relaxation -- its k0 largest
-    weights (renormalised). Random starts fill up to ``starts``."""
+    ``random`` -- seeded random k0-sparse betas (Section 3.3); any registered smkl relaxation
+    -- its k0 largest weights (renormalised). Random starts fill up to ``starts``."""
     from sparsekm import registry
 
-    if init not in INITS:
-        raise ValueError(f"init={init!r}: choose one of {', '.join(INITS)}")
+    if init not in STARTS and init not in registry.names("smkl", "relaxation"):
+        raise ValueError(f"init={init!r}: choose ranking, random or a relaxation: "
+                         f"{', '.join(registry.names('smkl', 'relaxation'))}")
+    if int(starts) < 1:
+        raise ValueError(f"starts={starts} (CLI: --starts): give at least one start (>= 1)")
     rng = np.random.default_rng(seed)
     info: dict[str, Any] = {}
     betas = []
@@ -71,7 +72,7 @@ def initial_betas(problem: SMKLProblem, plan: SolverPlan, init: str, starts: int
         betas.append(sparse_start(beta, problem.k0))
         info = {"init_bound": relax.bound, "init_relaxation_value": relax.objective,
                 "init_time_s": relax.time_s}
-    while len(betas) < max(starts, 1):
+    while len(betas) < starts:
         betas.append(random_start(problem.q, problem.k0, rng))
     return betas, info
 

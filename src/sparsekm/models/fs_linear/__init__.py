@@ -5,9 +5,10 @@ from .bigm import bigm_model, estimate_big_m
 from .cop import COP_FORMS, cop_model
 from .cuts import add_new_feature_cut, add_objective_cut
 from .problem import CARDINALITIES, FSLinearProblem
-from .readback import point_result, solve_formulation, support_result
+from .readback import plain_svm_result, point_result, solve_formulation, support_result
 from .sr_dlmp import SR_FORMS, sr_dlmp_model
 
 __all__ = ["CARDINALITIES", "COP_FORMS", "SR_FORMS", "FSLinearProblem", "add_new_feature_cut",
-           "add_objective_cut", "bigm_model", "cop_model", "estimate_big_m", "point_result",
+           "add_objective_cut", "bigm_model", "cop_model", "estimate_big_m", "plain_svm_result",
+           "point_result",
            "solve_formulation", "sr_dlmp_model", "support_result"]

@@ -32,6 +32,11 @@ class FSLinearProblem(Problem):
 
     ``cardinality="eq"`` writes the budget as e'v = B / e'u = n - B as in the paper (an optimum
     of (2) always exists with exactly B features, Remark 2.1); ``"le"`` writes <= B.
+
+    The constraint is "at most B": a budget B >= n leaves every feature free, so B is stored as
+    n and (2) is the plain SVM (1) (:attr:`unconstrained`; the methods return its certified
+    optimum). Paper A's "exactly B" (:class:`~sparsekm.models.fs_kernel.FSKernelProblem`)
+    still refuses B > n.
     """
 
     B: int = 5
@@ -39,10 +44,18 @@ class FSLinearProblem(Problem):
     cardinality: str = "eq"
 
     def validate(self) -> None:
+        if not isinstance(self.B, bool) and isinstance(self.B, int | np.integer) and \
+                self.n < self.B:
+            self.B = self.n  # "at most B" with B >= n: every feature is allowed
         self.B = check_budget(self.B, self.n)
         self.C = check_positive("C", self.C)
         if self.cardinality not in CARDINALITIES:
             raise ValueError(f"cardinality={self.cardinality!r}: use 'eq' or 'le'")
+
+    @property
+    def unconstrained(self) -> bool:
+        """True when B = n: the budget binds nothing and (2) is the SVM (1)."""
+        return self.n <= self.B
 
     def objective(self, w: np.ndarray, b: float) -> float:
         """1/2 ||w||^2 + C sum_i max(0, 1 - y_i (w'x_i + b)), the objective of (2) at (w, b)."""

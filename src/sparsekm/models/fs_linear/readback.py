@@ -13,7 +13,7 @@ from sparsekm.solvers import Result, SolutionStatus, SolverPlan, solve
 from ..svm import solve_svm
 from .problem import FSLinearProblem
 
-__all__ = ["point_result", "solve_formulation", "support_result"]
+__all__ = ["plain_svm_result", "point_result", "solve_formulation", "support_result"]
 
 SEL_TOL = 1e-6
 
@@ -25,6 +25,22 @@ def point_result(problem: FSLinearProblem, w: np.ndarray, b: float, *, method: s
     return Result(objective=problem.objective(w, b), solution_status=SolutionStatus.FEASIBLE,
                   method=method, problem="fs-linear", solver=solver, selected=selected,
                   values={"w": w, "b": b})
+
+
+def plain_svm_result(problem: FSLinearProblem, plan: SolverPlan | None = None,
+                     method: str = "") -> Result:
+    """The certified optimum of (2) when B = n: the SVM (1) on every feature, its bound the QP
+    solver's dual value (Clarabel by default)."""
+    from ..svm.primal import svm_qp
+
+    res = solve(svm_qp(problem.X, problem.y, problem.C), solver=plan.qp_solver if plan else None)
+    if not res.has_solution:
+        return res
+    w, b = np.asarray(res.values["w"], dtype=float), float(res.values["b"][0])
+    out = point_result(problem, w, b, method=method, solver=res.solver)
+    out.time_s = res.time_s
+    out.extra["budget"] = f"B = {problem.B} >= n: (2) is the plain SVM (1)"
+    return out.certify(res.bound, tol=1e-6)
 
 
 def support_result(problem: FSLinearProblem, support: Sequence[int],

@@ -49,8 +49,9 @@ class SKLRProblem(Problem):
         if not isinstance(self.kernel, KernelSpec):
             raise ValueError(f"kernel must be a KernelSpec or a kernel name, got {self.kernel!r}")
         self.C = check_positive("C", self.C)
-        if isinstance(self.lam, bool) or not math.isfinite(float(self.lam)):
-            raise ValueError(f"lam={self.lam!r} must be a finite number (0 = plain KLR)")
+        if isinstance(self.lam, bool) or not math.isfinite(float(self.lam)) or self.lam < 0:
+            raise ValueError(f"lam={self.lam!r} (CLI: --lam) must be a finite number >= 0: the "
+                             "sparsity weight lambda of (18)/(22) (0 = plain KLR)")
         self.lam = float(self.lam)
         self.gamma_bound = check_positive("gamma_bound", self.gamma_bound)
         if not 2 * self.gamma_bound < self.C:

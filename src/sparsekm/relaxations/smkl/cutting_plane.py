@@ -27,7 +27,7 @@ import numpy as np
 from sparsekm.models.smkl.objective import evaluate
 from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.models.smkl.subproblems import lagrangian_bound, perspective_bound
-from sparsekm.solvers import SolverPlan
+from sparsekm.solvers import SolverError, SolverPlan
 
 __all__ = ["kelley"]
 
@@ -121,7 +121,9 @@ def kelley(problem: SMKLProblem, *, S: np.ndarray | None = None, alphas: list | 
         cuts = [(float(a.sum()), d) for a, d in pool]
         try:
             beta, mu, _ = _master(problem, S, cuts, solver)
-        except RuntimeError:  # a failed master ends the run; bound and incumbent stay valid
+        except RuntimeError as exc:  # a failed master ends the run; bound, incumbent stay valid
+            if isinstance(exc, SolverError):
+                raise  # no solver for the masters (unknown, unlicensed, incapable): say so
             term = "error"
             break
         a_mu = sum(m * a for m, (a, _) in zip(mu, pool) if m > 0)

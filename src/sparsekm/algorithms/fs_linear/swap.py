@@ -1,0 +1,286 @@
+"""A native swap search for FS-SVM (2) of paper D: supports of B features, no model build
+(the local search of the ``fast`` method, :mod:`.fast`, and of the path, :mod:`.path`).
+
+Start: the B features with the largest |w_j| = |X_j'(alpha y)| of the SVM (1) on all features.
+Moves, in the spirit of abess's splicing (Zhu, Wen, Zhang, Wang & Wang, PNAS 117 (2020)):
+
+* 1-swaps (i out, j in) with i in the support S and j among the ``candidates`` outside
+  features of largest dual correlation |d_j|, d = X'(alpha y) at the support's dual alpha;
+* when no 1-swap improves, splicings of size k = 2..``splice``: the k features of S with the
+  smallest |w_i| (backward sacrifice) out, the k outside features of largest |d_j| (forward
+  sacrifice) in.
+
+Every move is first screened by a certified bound: alpha stays dual feasible on any support,
+and D_{S'}(alpha) = D_S(alpha) + 1/2 (sum_{out} d_i^2 - sum_{in} d_j^2) <= optimum on S', so a
+move whose bound is not below the incumbent cannot improve it and is never solved; the others
+are tried in increasing order of that bound (first improvement). A support is solved by the
+native linear SVM (:mod:`sparsekm.solvers.linear_svm`: a primal-dual interior-point method,
+O(m B^2) per iteration, stopped as soon as its certificate decides "below the incumbent or
+not"); an accepted support is solved to a relative duality gap of ``tol``, so the objective
+returned is the SVM (1) optimum of its support up to that certified gap (``extra["svm_gap"]``)
+and the exact value of the returned point (w, b).
+
+The result is a heuristic point (status ``feasible``), a local optimum for these moves, with a
+certified lower bound for free:
+the perspective bound g(alpha) = 1'alpha - 1/2 (sum of the B largest (X_j'(alpha y))^2) of
+:mod:`sparsekm.relaxations.fs_linear.perspective` at the dual points met (Lemma 4.3 /
+Theorem 3.6 of paper D); when it closes the gap the point is certified optimal.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sparsekm.models.fs_linear import FSLinearProblem, point_result
+from sparsekm.parallel import single_blas
+from sparsekm.relaxations.fs_linear import perspective_bound
+from sparsekm.solvers import Result, SolverPlan, Termination
+from sparsekm.solvers.linear_svm import METHODS, LinearSVMFit, decide_below, solve_linear_svm
+
+__all__ = ["SearchMemo", "SwapOptions", "checked_support", "full_svm_dual", "grow_support",
+           "swap_search"]
+
+REL_IMPROVE = 1e-9   # a move must lower the objective by this much (relative) to be taken
+FULL_IPM_MAX_COLUMNS = 400   # the full SVM by the IPM up to this many (virtual) columns
+
+
+@dataclass(frozen=True)
+class SwapOptions:
+    """Options of the swap search (see the module docstring)."""
+
+    candidates: int = 40
+    splice: int = 5
+    tol: float = 1e-9
+    max_evals: int = 100_000
+    svm: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.candidates < 1:
+            raise ValueError(f"candidates={self.candidates} must be >= 1 (outside features "
+                             "tried per swap step)")
+        if self.splice < 1:
+            raise ValueError(f"splice={self.splice} must be >= 1 (largest exchange size)")
+        if not 0 < self.tol < 1e-2:
+            raise ValueError(f"tol={self.tol} must be in (0, 0.01) (relative duality gap)")
+        if self.max_evals < 1:
+            raise ValueError(f"max_evals={self.max_evals} must be >= 1")
+        if self.svm not in METHODS:
+            raise ValueError(f"svm={self.svm!r}: use one of {', '.join(METHODS)}")
+
+
+def full_svm_dual(problem: FSLinearProblem) -> np.ndarray:
+    """The dual alpha of the SVM (1) on all features.
+
+    The dual sees X only through X X', so when n > m the IPM runs on m "virtual columns"
+    L = U sqrt(lambda) (X X' = U diag(lambda) U'); it runs on X itself when n <= m. With more
+    than ``FULL_IPM_MAX_COLUMNS`` columns either way, libsvm on X X' takes over.
+    """
+    p = problem
+    cols = p.X
+    if p.n > p.m:
+        lam, U = np.linalg.eigh(p.X @ p.X.T)
+        keep = lam > 1e-12 * max(float(lam.max()), 1e-300)
+        cols = U[:, keep] * np.sqrt(lam[keep])
+    if cols.shape[1] <= FULL_IPM_MAX_COLUMNS:
+        return solve_linear_svm(cols, p.y, p.C, method="ipm", tol=1e-8).alpha
+    import warnings
+
+    from sparsekm.solvers.linear_svm import feasible_dual
+    from sparsekm.solvers.smo import solve_svm_dual
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = solve_svm_dual(p.X @ p.X.T, p.y, p.C, tol=1e-6, max_iter=1_000_000,
+                           check_input=False)
+    alpha = np.empty(p.m)
+    feasible_dual(p.y, np.asarray(r.values["alpha"], float), float(p.C), alpha)
+    return alpha
+
+
+@dataclass
+class SearchMemo:
+    """What swap searches on one problem learn and share (e.g. across restarts).
+
+    ``known[S] = (dual, primal, solved)``: a certified lower bound on the SVM (1) optimum of
+    support S and a feasible value, ``solved`` when they are within ``tol``; ``states``: the
+    supports that were a search's incumbent (a search reaching one follows a trajectory
+    already walked, so it stops there).
+    """
+
+    known: dict[tuple[int, ...], tuple[float, float, bool]] = field(default_factory=dict)
+    states: set[tuple[int, ...]] = field(default_factory=set)
+
+    def above(self, key: tuple[int, ...], cutoff: float) -> bool:
+        """True when support ``key`` is known not to beat ``cutoff``."""
+        got = self.known.get(key)
+        return got is not None and (got[0] >= cutoff or (got[2] and got[1] >= cutoff))
+
+
+class _Search:
+    """The state of one swap search: the incumbent support, its fit and the counters."""
+
+    def __init__(self, problem: FSLinearProblem, plan: SolverPlan, opts: SwapOptions,
+                 memo: SearchMemo) -> None:
+        self.p, self.plan, self.o, self.memo = problem, plan, opts, memo
+        self.Xt = np.ascontiguousarray(problem.X.T)
+        self.evals = 0
+        self.moves = 0
+        self.bound = -math.inf
+        self.timed_out = False
+        self.merged = False
+
+    def solve(self, S: np.ndarray, cutoff: float = math.inf,
+              warm: np.ndarray | None = None) -> LinearSVMFit:
+        """The SVM (1) on support S (decided against ``cutoff``, or solved to ``tol``);
+        ``warm``: a dual start (used by the pair updates, not by the IPM)."""
+        self.evals += 1
+        XS = np.ascontiguousarray(self.Xt[S].T)
+        return decide_below(XS, self.p.y, self.p.C, cutoff, method=self.o.svm,
+                            alpha0=None if self.o.svm == "ipm" else warm, tol=self.o.tol)
+
+    def correlations(self, alpha: np.ndarray) -> np.ndarray:
+        """d = X'(alpha y); also folds the perspective bound g(alpha) into ``self.bound``."""
+        self.bound = max(self.bound, perspective_bound(self.p, alpha))
+        return self.Xt @ (alpha * self.p.y)
+
+    def stop(self) -> bool:
+        if self.plan.clock.expired():
+            self.timed_out = True
+        return self.timed_out or self.evals >= self.o.max_evals
+
+    def try_move(self, S: np.ndarray, fit: LinearSVMFit, out: Sequence[int],
+                 into: Sequence[int]) -> tuple[np.ndarray, LinearSVMFit] | None:
+        """Swap positions ``out`` of S for features ``into``; the new state if it improves."""
+        S2 = S.copy()
+        S2[list(out)] = list(into)
+        key = tuple(sorted(S2.tolist()))
+        cutoff = fit.primal - REL_IMPROVE * max(1.0, abs(fit.primal))
+        if self.memo.above(key, cutoff):
+            return None
+        trial = self.solve(S2, cutoff, fit.alpha)
+        if not trial.below:
+            solved = trial.gap <= self.o.tol * max(1.0, abs(trial.primal))
+            self.memo.known[key] = (trial.dual, trial.primal, solved)
+            return None
+        self.moves += 1
+        new = self.solve(S2, warm=trial.alpha)  # the accepted support, solved to tol
+        self.memo.known[key] = (new.dual, new.primal, True)
+        self.merged = key in self.memo.states
+        self.memo.states.add(key)
+        return S2, new
+
+    def one_swap(self, S: np.ndarray, fit: LinearSVMFit,
+                 d: np.ndarray) -> tuple[np.ndarray, LinearSVMFit] | None:
+        """First improving 1-swap, in increasing order of its certified lower bound."""
+        inside = np.zeros(d.size, bool)
+        inside[S] = True
+        outside = np.flatnonzero(~inside)
+        if outside.size == 0:
+            return None
+        q = min(self.o.candidates, outside.size)
+        top = outside[np.argpartition(-np.abs(d[outside]), q - 1)[:q]] if q < outside.size \
+            else outside
+        lb = fit.dual + 0.5 * (d[S][:, None] ** 2 - d[top][None, :] ** 2)
+        cutoff = fit.primal - REL_IMPROVE * max(1.0, abs(fit.primal))
+        order = np.argsort(lb, axis=None, kind="stable")
+        for flat in order:
+            i, c = divmod(int(flat), top.size)
+            if lb[i, c] >= cutoff or self.stop():
+                break
+            got = self.try_move(S, fit, [i], [int(top[c])])
+            if got is not None:
+                return got
+        return None
+
+    def splice_move(self, S: np.ndarray, fit: LinearSVMFit,
+                    d: np.ndarray) -> tuple[np.ndarray, LinearSVMFit] | None:
+        """Splicing of size k = 2..splice: the k weakest of S for the k strongest outside."""
+        inside = np.zeros(d.size, bool)
+        inside[S] = True
+        outside = np.flatnonzero(~inside)
+        weak = np.argsort(np.abs(d[S]), kind="stable")
+        strong = outside[np.argsort(-np.abs(d[outside]), kind="stable")]
+        cutoff = fit.primal - REL_IMPROVE * max(1.0, abs(fit.primal))
+        for k in range(2, min(self.o.splice, S.size, outside.size) + 1):
+            lb = fit.dual + 0.5 * (np.sum(d[S[weak[:k]]] ** 2) - np.sum(d[strong[:k]] ** 2))
+            if lb >= cutoff:
+                continue
+            if self.stop():
+                return None
+            got = self.try_move(S, fit, weak[:k].tolist(), strong[:k].tolist())
+            if got is not None:
+                return got
+        return None
+
+    def run(self, S: np.ndarray, fit: LinearSVMFit) -> tuple[np.ndarray, LinearSVMFit]:
+        """Improve (S, fit) until no 1-swap or splicing improves, or a limit."""
+        self.memo.states.add(tuple(sorted(S.tolist())))
+        while not (self.stop() or self.merged):
+            d = self.correlations(fit.alpha)
+            got = self.one_swap(S, fit, d) or self.splice_move(S, fit, d)
+            if got is None:
+                break
+            S, fit = got
+        return S, fit
+
+
+def _result(problem: FSLinearProblem, S: np.ndarray, fit: LinearSVMFit) -> Result:
+    w = np.zeros(problem.n)
+    w[S] = fit.w
+    res = point_result(problem, w, fit.b, method="fast", solver="native-ipm")
+    res.selected = sorted(int(j) for j in S)   # the support, even where some w_j = 0
+    res.values["alpha"] = fit.alpha
+    return res
+
+
+@single_blas
+def swap_search(problem: FSLinearProblem, plan: SolverPlan | None = None,
+                start: Sequence[int] | None = None, options: SwapOptions | None = None,
+                memo: SearchMemo | None = None) -> Result:
+    """The swap search from ``start`` (at most B features; default: none), filled up to B
+    with the features of largest |X_j'(alpha y)| at the full SVM's alpha (the top B of the
+    full SVM when ``start`` is None).
+
+    The objective never exceeds the start's SVM (1) value. ``memo`` shares what earlier
+    searches on the same problem learnt (:class:`SearchMemo`; a search that reaches an
+    earlier incumbent stops there, ``extra["merged"]``).
+    """
+    p = problem
+    plan = (plan or SolverPlan()).start()
+    o = options or SwapOptions()
+    srch = _Search(p, plan, o, SearchMemo() if memo is None else memo)
+    S = checked_support(p, start)
+    if S.size < p.B:
+        S = grow_support(S, srch.correlations(full_svm_dual(p)), p.B)
+    S, fit = srch.run(S, srch.solve(S))
+    srch.correlations(fit.alpha)
+    res = _result(p, S, fit)
+    res.time_s = plan.clock.elapsed()
+    res.termination = Termination.TIME_LIMIT if srch.timed_out else Termination.CONVERGED
+    res.extra.update(svm_gap=fit.gap, evaluations=srch.evals, moves=srch.moves,
+                     merged=srch.merged)
+    res.certify(srch.bound)
+    res.extra["perspective_bound"] = srch.bound
+    return res
+
+
+def checked_support(problem: FSLinearProblem, start: Sequence[int] | None) -> np.ndarray:
+    """``start`` as a sorted index array: at most B distinct features of [0, n)."""
+    S = np.array(sorted({int(j) for j in (() if start is None else start)}), dtype=np.int64)
+    if S.size > problem.B:
+        raise ValueError(f"start has {S.size} features, more than B={problem.B}")
+    if S.size and (S[0] < 0 or S[-1] >= problem.n):
+        raise ValueError(f"start has feature indices outside [0, {problem.n - 1}]")
+    return S
+
+
+def grow_support(S: np.ndarray, d: np.ndarray, B: int) -> np.ndarray:
+    """S plus the features outside S of largest |d_j| (d = X'(alpha y)), up to B features:
+    each added feature is the one whose dual bound promises the largest decrease."""
+    rank = np.argsort(-np.abs(d), kind="stable")
+    extra = rank[~np.isin(rank, S)][:max(B - S.size, 0)]
+    return np.concatenate([S, extra]).astype(np.int64)

@@ -1,0 +1,97 @@
+"""The CLI's JSON contract: the fixed keys of every payload, then a method's extras."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+import typer
+
+__all__ = ["FIXED_KEYS", "emit", "payload_from", "result_payload"]
+
+
+def _clean(x: Any) -> Any:
+    """Make numpy scalars/arrays and non-finite floats JSON-safe."""
+    if isinstance(x, dict):
+        return {str(k): _clean(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_clean(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _clean(x.tolist())
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if hasattr(x, "value") and x.__class__.__module__.startswith("sparsekm"):
+        return x.value  # enums
+    if x is None or isinstance(x, str | int | float | bool):
+        return x
+    return str(x)  # anything else a method put in its extras: readable, never a crash
+
+
+def result_payload(*, problem: str, method: str, ds: Any, params: dict,
+                   **fields: Any) -> dict[str, Any]:
+    """The CLI's JSON contract: the fixed keys first, problem-specific extras after.
+
+    ``fields`` holds the outcome (``solver, status, objective, lower_bound, gap, selected,
+    time_s``; a missing one is null) and any extras.
+    """
+    sel = fields.pop("selected", None)
+    sel = None if sel is None else sorted(int(j) for j in sel)
+    payload = {
+        "problem": problem, "method": method, "solver": fields.pop("solver", None),
+        "data": ds.name, "m": int(ds.m), "n": int(ds.n), "params": params,
+        "status": str(fields.pop("status", "error")), "objective": fields.pop("objective", None),
+        "lower_bound": fields.pop("lower_bound", None), "gap": fields.pop("gap", None),
+        "selected": sel,
+        "selected_names": None if sel is None else [ds.feature_names[j] for j in sel],
+        "time_s": round(float(fields.pop("time_s", 0.0)), 6),
+    }
+    payload.update(fields)
+    return _clean(payload)
+
+
+FIXED_KEYS = ("problem", "method", "solver", "data", "m", "n", "params", "status", "objective",
+              "lower_bound", "gap", "selected", "selected_names", "time_s")
+
+
+def payload_from(res: Any, *, problem: str, method: str, ds: Any, params: dict,
+                 **extra: Any) -> dict[str, Any]:
+    """:func:`result_payload` filled from a :class:`~sparsekm.solvers.Result`: the fixed keys,
+    ``termination``, the runner's ``extra`` and then every key of ``res.extra`` (no hand-written
+    list: a new method's extras reach the JSON), a runner's key winning over the method's."""
+    extra.setdefault("termination", res.termination.value)
+    if res.message and res.status.value in ("error", "bound_only"):
+        extra.setdefault("message", res.message)
+    for key, val in res.extra.items():
+        if key not in FIXED_KEYS:
+            extra.setdefault(key, val)
+    return result_payload(
+        problem=problem, method=method, solver=res.solver or None, ds=ds, params=params,
+        status=res.status.value, objective=res.objective, lower_bound=res.bound, gap=res.gap,
+        selected=res.selected, time_s=res.time_s, **extra)
+
+
+def emit(payload: dict[str, Any], as_json: bool) -> None:
+    """Print the payload as one JSON object, or as an aligned key: value report.
+
+    A payload with status ``error`` also goes to stderr with its message and exits 1.
+    """
+    if as_json:
+        typer.echo(json.dumps(payload))
+    else:
+        width = max(len(k) for k in payload)
+        for key, val in payload.items():
+            if isinstance(val, float):
+                val = f"{val:.10g}"
+            elif isinstance(val, list) and len(val) > 12:
+                val = f"{val[:12]} ... ({len(val)} items)"
+            typer.echo(f"{key:<{width}}  {val}")
+    if payload.get("status") == "error":
+        typer.echo(f"error: the solve failed: {payload.get('message') or 'no message'}",
+                   err=True)
+        raise typer.Exit(code=1)
+
+

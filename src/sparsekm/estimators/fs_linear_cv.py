@@ -1,0 +1,169 @@
+"""Cross-validated linear SVM with at most B features (FS-SVM (2) of paper D), scikit-learn style.
+
+The pattern of ``LogisticRegressionCV``: a grid of budgets ``Bs`` and penalties ``Cs``, one
+warm-started path over the budgets per fold and penalty
+(:func:`sparsekm.algorithms.fs_linear.path.fs_linear_path`, the native swap search), folds
+run through the project's :class:`~sparsekm.parallel.Executor` (local processes or Dask), then
+the best (B, C) refit on all rows by the ``fast`` method.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .base import BinaryClassifierMixin
+
+__all__ = ["CardinalityLinearSVCCV"]
+
+
+def _scores(X: np.ndarray, labels: np.ndarray, classes: np.ndarray, split: tuple,
+            grid: dict[str, Any]) -> tuple[np.ndarray, float]:
+    """One fold: the path on its training rows for every C, each entry scored on its test
+    rows; returns the (len(Cs), len(Bs)) scores and the seconds spent."""
+    from sklearn.metrics import check_scoring
+
+    from sparsekm.algorithms.fs_linear.path import fs_linear_path
+    from sparsekm.algorithms.fs_linear.swap import SwapOptions
+
+    t0 = time.perf_counter()
+    train, test = split
+    ypm = np.where(labels[train] == classes[1], 1.0, -1.0)
+    rows = fs_linear_path(X[train], ypm, grid["Bs"], grid["Cs"],
+                          options=SwapOptions(candidates=grid["candidates"]))
+    model = _Fitted(classes)
+    scorer = check_scoring(None, scoring=grid["scoring"] or "accuracy")
+    out = np.empty((len(grid["Cs"]), len(grid["Bs"])))
+    for k, row in enumerate(rows):
+        model.coef_, model.intercept_ = row["w"].reshape(1, -1), np.array([row["b"]])
+        out[k // len(grid["Bs"]), k % len(grid["Bs"])] = scorer(model, X[test], labels[test])
+    return out, time.perf_counter() - t0
+
+
+class _Fitted(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+    """A fold's linear classifier (coef_, intercept_) for scikit-learn's scorers."""
+
+    def __init__(self, classes: Any = None) -> None:
+        self.classes = classes
+
+    @property
+    def classes_(self) -> np.ndarray:
+        return np.asarray(self.classes)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        return np.asarray(X) @ self.coef_[0] + self.intercept_[0]
+
+
+class CardinalityLinearSVCCV(BinaryClassifierMixin, ClassifierMixin, SelectorMixin,
+                             BaseEstimator):
+    """Linear SVM with at most ``B`` features, (B, C) chosen by cross-validation (paper D).
+
+    Parameters
+    ----------
+    Bs : budgets to try (clipped to n_features; duplicates dropped).
+    Cs : penalties C > 0 to try (objective 1/2||w||^2 + C sum xi).
+    cv : folds (int: stratified K-fold) or a scikit-learn splitter / iterable of splits.
+    scoring : a scikit-learn scorer name or callable (None: accuracy).
+    refit : refit the best (B, C) on all rows with the ``fast`` method (``best_estimator_``,
+        ``coef_``); with False only the grid results are kept.
+    candidates : outside features tried per swap step of the search.
+    workers : processes for the folds (1: this process; -1: every core).
+    executor : a :class:`sparsekm.parallel.Executor` or a Dask client (overrides workers).
+
+    Attributes
+    ----------
+    B_, C_ : the chosen budget and penalty (best mean score; ties go to the smaller B, then
+        the smaller C); best_score_ : its mean score; cv_results_ : ``params``,
+        ``param_B``, ``param_C``, ``split{k}_test_score``, ``mean_test_score``,
+        ``std_test_score``, ``rank_test_score``, and ``mean_fit_time`` (seconds per fold and
+        grid point, the fold's path time shared over its grid); best_estimator_ : the refit
+        :class:`~sparsekm.estimators.CardinalityLinearSVC`; coef_, intercept_, classes_,
+        n_features_in_, feature_names_in_ as usual.
+    """
+
+    def __init__(self, Bs: tuple[int, ...] = (5, 10, 20),
+                 Cs: tuple[float, ...] = (0.1, 1.0, 10.0), cv: Any = 5, scoring: Any = None,
+                 refit: bool = True, candidates: int = 40, workers: int | None = 1,
+                 executor: Any = None) -> None:
+        self.Bs = Bs
+        self.Cs = Cs
+        self.cv = cv
+        self.scoring = scoring
+        self.refit = refit
+        self.candidates = candidates
+        self.workers = workers
+        self.executor = executor
+
+    def _grid(self, n: int) -> tuple[list[int], list[float]]:
+        Bs = sorted({min(int(B), n) for B in np.atleast_1d(self.Bs)})
+        Cs = [float(C) for C in np.atleast_1d(self.Cs)]
+        if not Bs or Bs[0] < 1:
+            raise ValueError(f"Bs={self.Bs!r}: give budgets >= 1")
+        if not Cs or not all(np.isfinite(C) and C > 0 for C in Cs):
+            raise ValueError(f"Cs={self.Cs!r}: give penalties C > 0")
+        return Bs, Cs
+
+    def fit(self, X: Any, y: Any) -> CardinalityLinearSVCCV:
+        """Cross-validate the (B, C) grid on (X, y), then refit the best on all rows."""
+        from sklearn.model_selection import check_cv
+
+        from sparsekm.parallel import as_executor
+
+        X, ypm = self._binary_targets(X, y)
+        labels = self.classes_[(ypm > 0).astype(int)]
+        Bs, Cs = self._grid(X.shape[1])
+        splits = list(check_cv(self.cv, labels, classifier=True).split(X, labels))
+        grid = {"Bs": Bs, "Cs": Cs, "scoring": self.scoring, "candidates": int(self.candidates)}
+        ex = as_executor(self.executor, self.workers)
+        done = ex.map(_scores, [X] * len(splits), [labels] * len(splits),
+                      [self.classes_] * len(splits), splits, [grid] * len(splits))
+        self._store_results(Bs, Cs, [d[0] for d in done], [d[1] for d in done])
+        if self.refit:
+            self._refit(X, labels)
+        return self
+
+    def _store_results(self, Bs: list[int], Cs: list[float], scores: list[np.ndarray],
+                       seconds: list[float]) -> None:
+        params = [{"B": B, "C": C} for B in Bs for C in Cs]   # ordered by B, then C
+        per_fold = np.array([[s[Cs.index(p["C"]), Bs.index(p["B"])] for p in params]
+                             for s in scores])
+        mean, std = per_fold.mean(axis=0), per_fold.std(axis=0)
+        res: dict[str, Any] = {"params": params,
+                               "param_B": np.array([p["B"] for p in params]),
+                               "param_C": np.array([p["C"] for p in params])}
+        for k, row in enumerate(per_fold):
+            res[f"split{k}_test_score"] = row
+        order = np.argsort(-mean, kind="stable")
+        rank = np.empty(len(params), dtype=np.int32)
+        rank[order] = np.arange(1, len(params) + 1)
+        res.update(mean_test_score=mean, std_test_score=std, rank_test_score=rank,
+                   mean_fit_time=np.full(len(params), np.mean(seconds) / len(params)))
+        best = int(order[0])
+        self.cv_results_ = res
+        self.best_index_ = best
+        self.B_, self.C_ = params[best]["B"], params[best]["C"]
+        self.best_score_ = float(mean[best])
+
+    def _refit(self, X: np.ndarray, labels: np.ndarray) -> None:
+        from .fs_linear import CardinalityLinearSVC
+
+        est = CardinalityLinearSVC(B=self.B_, C=self.C_, method="fast")
+        self.best_estimator_ = est.fit(X, labels)
+        self.coef_ = est.coef_
+        self.intercept_ = est.intercept_
+        self.result_ = est.result_
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """w'x + b of the refit model (positive means classes_[1])."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.decision_function(
+            validate_data(self, X, reset=False, dtype=np.float64))
+
+    def _get_support_mask(self) -> np.ndarray:
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.get_support()

@@ -1,0 +1,87 @@
+"""CardinalityLinearSVCCV: (B, C) of paper D's FS-SVM (2) chosen by cross-validation."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from sparsekm.estimators import CardinalityLinearSVCCV
+
+
+def _data(seed: int = 0, m: int = 60, n: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, n))
+    y = np.where(X[:, 0] - X[:, 1] + 0.5 * X[:, 2] + 0.3 * rng.normal(size=m) >= 0, "a", "b")
+    return X, y
+
+
+def test_check_estimator_is_clean() -> None:
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(CardinalityLinearSVCCV(Bs=(1, 2), Cs=(1.0,), cv=3),
+                                  on_fail=None)
+    assert not [(r["check_name"], str(r["exception"])[:200]) for r in results
+                if r["status"] == "failed"]
+
+
+@pytest.mark.slow
+def test_check_estimator_is_clean_with_the_defaults() -> None:
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(CardinalityLinearSVCCV(), on_fail=None)
+    assert not [r["check_name"] for r in results if r["status"] == "failed"]
+
+
+def test_grid_results_choice_and_refit() -> None:
+    """The grid's scores are the folds' accuracies recomputed by hand, the choice is the best
+    mean (ties to the smaller B), and the refit model is the fast method at (B_, C_)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from sparsekm.algorithms.fs_linear.path import fs_linear_path
+    from sparsekm.estimators import CardinalityLinearSVC
+
+    X, y = _data()
+    est = CardinalityLinearSVCCV(Bs=(1, 3, 8), Cs=(0.1, 10.0), cv=4).fit(X, y)
+    res = est.cv_results_
+    assert [p["B"] for p in res["params"]] == [1, 1, 3, 3, 8, 8]
+    assert res["mean_test_score"].shape == (6,) and res["rank_test_score"].min() == 1
+    best = int(np.argmax(res["mean_test_score"]))
+    assert (est.B_, est.C_) == (res["params"][best]["B"], res["params"][best]["C"])
+    assert est.best_score_ == res["mean_test_score"].max()
+    train, test = next(StratifiedKFold(4).split(X, y))
+    ypm = np.where(y[train] == "b", 1.0, -1.0)
+    rows = fs_linear_path(X[train], ypm, [1, 3, 8], [0.1, 10.0])
+    row = rows[3 * 1 + 1]                                 # C = 10, B = 3
+    pred = np.where(X[test] @ row["w"] + row["b"] >= 0, "b", "a")
+    assert res["split0_test_score"][3] == pytest.approx(np.mean(pred == y[test]))
+    assert est.best_score_ >= 0.85                        # three informative features
+    ref = CardinalityLinearSVC(B=est.B_, C=est.C_, method="fast").fit(X, y)
+    np.testing.assert_allclose(est.coef_, ref.coef_)
+    assert est.get_support().sum() <= est.B_
+    assert est.score(X, y) == est.best_estimator_.score(X, y)
+
+
+def test_folds_through_the_executor_give_the_same_grid() -> None:
+    from sparsekm.parallel import Executor
+
+    X, y = _data(1, m=50, n=20)
+    one = CardinalityLinearSVCCV(Bs=(2, 4), Cs=(1.0,), cv=3, refit=False).fit(X, y)
+    two = CardinalityLinearSVCCV(Bs=(2, 4), Cs=(1.0,), cv=3, refit=False,
+                                 executor=Executor(workers=2)).fit(X, y)
+    np.testing.assert_array_equal(one.cv_results_["mean_test_score"],
+                                  two.cv_results_["mean_test_score"])
+    assert not hasattr(one, "coef_") and one.B_ in (2, 4)
+
+
+def test_bad_grid_is_a_clear_error() -> None:
+    X, y = _data()
+    with pytest.raises(ValueError, match="Cs"):
+        CardinalityLinearSVCCV(Cs=(0.0,)).fit(X, y)
+    with pytest.raises(ValueError, match="Bs"):
+        CardinalityLinearSVCCV(Bs=(0,)).fit(X, y)
