@@ -7,6 +7,12 @@ Not part of CI. Usage (from the repository root; one process per method, then th
     PYTHONPATH=src python benchmarks/bench_fs_linear_certify.py run --method exact --tl 600
     PYTHONPATH=src python benchmarks/bench_fs_linear_certify.py report
 
+Table 7 at 3600 s on 2 workers, resumable (18 instances one after another: about 18 h; each
+instance checkpoints to DIR, so a rerun after an interruption continues where it stopped):
+
+    PYTHONPATH=src python benchmarks/bench_fs_linear_certify.py run --method bnb --tl 3600 \
+        --workers 2 --checkpoints /tmp/table7 --append --out fs_linear_certify_bnb_2w.json
+
 ``run`` writes benchmarks/results/fs_linear_certify_<method>.json after every instance;
 ``report`` merges them into fs_linear_certify.md / .json. Instances: arrhythmia, colorectal,
 dlbcl, lymphoma, madelon, mfeat x B = 10, 20, 30, C = 10, features standard-scaled on all rows
@@ -57,15 +63,22 @@ def problem(name: str, B: int) -> FSLinearProblem:
     return FSLinearProblem(X, ds.y.astype(float), B=B, C=10.0)
 
 
-def run_one(name: str, B: int, method: str, tl: float, verbose: bool) -> dict:
+def run_one(name: str, B: int, method: str, tl: float, verbose: bool, workers: int = 1,
+            checkpoints: str | None = None) -> dict:
     p = problem(name, B)
     t0 = time.perf_counter()
     if method == "bnb":
         plan = SolverPlan(time_limit=tl, subproblem_time_limit=60.0, verbose=verbose)
-        res = solve_fs_linear(p, "bnb", plan, heuristic_share=0.15)
+        ckpt = None
+        if checkpoints:
+            Path(checkpoints).mkdir(parents=True, exist_ok=True)
+            ckpt = str(Path(checkpoints) / f"{name}-B{B}.ckpt")
+        res = solve_fs_linear(p, "bnb", plan, heuristic_share=0.15, workers=workers,
+                              checkpoint=ckpt)
         work = {"nodes": res.extra.get("nodes"), "socp_solves": res.extra.get("socp_solves"),
                 "root_bound": res.extra.get("root_bound"),
-                "fixed_in": res.extra.get("fixed_in"), "fixed_out": res.extra.get("fixed_out")}
+                "fixed_in": res.extra.get("fixed_in"), "fixed_out": res.extra.get("fixed_out"),
+                "workers": workers, "nodes_total": res.extra.get("nodes_total")}
     else:
         plan = SolverPlan(solver="scip", time_limit=tl, subproblem_time_limit=60.0,
                           verbose=verbose)
@@ -80,14 +93,15 @@ def run_one(name: str, B: int, method: str, tl: float, verbose: bool) -> dict:
 
 def cmd_run(args: argparse.Namespace) -> None:
     OUT.mkdir(exist_ok=True)
-    path = OUT / f"fs_linear_certify_{args.method}.json"
+    path = OUT / (args.out or f"fs_linear_certify_{args.method}.json")
     rows = json.loads(path.read_text()) if path.exists() and args.append else []
     done = {(r["dataset"], r["B"]) for r in rows}
     for name in args.datasets:
         for B in args.B:
             if (name, B) in done:
                 continue
-            r = run_one(name, B, args.method, args.tl, args.verbose)
+            r = run_one(name, B, args.method, args.tl, args.verbose, args.workers,
+                        args.checkpoints)
             rows.append(r)
             print(json.dumps({k: v for k, v in r.items() if k != "selected"}), flush=True)
             path.write_text(json.dumps(rows, indent=1))
@@ -122,10 +136,11 @@ def _cell(r: dict | None) -> str:
 
 def cmd_report(args: argparse.Namespace) -> None:
     runs = {}
-    for method in ("bnb", "exact"):
-        path = OUT / f"fs_linear_certify_{method}.json"
+    for method, stem in (("bnb", "bnb"), ("exact", "exact"), ("bnb2w", "bnb_2w")):
+        path = OUT / f"fs_linear_certify_{stem}.json"
         for r in json.loads(path.read_text()) if path.exists() else []:
             runs[(r["dataset"], r["B"], method)] = r
+    two = any(k[2] == "bnb2w" for k in runs)
     tls = sorted({r["time_limit"] for r in runs.values()})
     L = ["# Paper D, Table 7 in shape: certifying FS-SVM (2) with open-source solvers", "",
          f"Report of {time.strftime('%Y-%m-%d')} from the runs' JSON files (runs on the shared "
@@ -139,13 +154,15 @@ def cmd_report(args: argparse.Namespace) -> None:
          "may be scaled differently (see docs/fs_linear_certify.md).", "",
          "| data | B | paper obj | paper time | paper gap | paper DSCoP | bnb obj / LB | "
          "bnb gap | bnb s / limit | bnb nodes | Alg. 4 obj / LB | Alg. 4 gap | Alg. 4 s / limit | "
-         "Alg. 4 it |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+         "Alg. 4 it |" + (" bnb 2 workers obj / LB | gap | s / limit | nodes |" if two else ""),
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" * 4 if two else "")]
     for name in DATASETS:
         for bi, B in enumerate(BS):
             obj, tm, gap, ds = (v[bi] for v in PAPER[name])
             L.append(f"| {name} | {B} | {obj} | {tm} | {gap} | {ds} | "
                      f"{_cell(runs.get((name, B, 'bnb')))} "
-                     f"{_cell(runs.get((name, B, 'exact')))}")
+                     f"{_cell(runs.get((name, B, 'exact')))}"
+                     + (f" {_cell(runs.get((name, B, 'bnb2w')))}" if two else ""))
     n_cert = sum(1 for (_, _, m), r in runs.items()
                  if m == "bnb" and r["gap"] is not None and r["gap"] <= 1e-4)
     L += ["", f"bnb certified {n_cert} of {sum(1 for k in runs if k[2] == 'bnb')} instances "
@@ -166,6 +183,9 @@ def main() -> None:
     r.add_argument("--tl", type=float, default=600.0)
     r.add_argument("--append", action="store_true", help="keep earlier rows, skip them")
     r.add_argument("--verbose", action="store_true")
+    r.add_argument("--workers", type=int, default=1, help="bnb: worker processes")
+    r.add_argument("--checkpoints", default=None, help="bnb: a directory of checkpoints")
+    r.add_argument("--out", default=None, help="results file name in benchmarks/results")
     m = sub.add_parser("merge", help="put rows of run_one JSON files into the bnb results")
     m.add_argument("files", nargs="+")
     sub.add_parser("report")

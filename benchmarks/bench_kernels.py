@@ -36,7 +36,7 @@ from sklearn.svm import SVC  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from sparsekm.kernels import MaskedKernel, kernel_matrix  # noqa: E402
-from sparsekm.solvers.smo import solve_svm_dual  # noqa: E402
+from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual  # noqa: E402
 
 M, N, B = 300, 30, 15
 N_OPS = 200  # swaps timed in (a)
@@ -126,7 +126,7 @@ def bench(X: np.ndarray, y: np.ndarray, mask0: np.ndarray, swaps: list, kw: dict
 
     def fit_run() -> None:
         for K in kernels:
-            solve_svm_dual(K, y, C, check_input=False)
+            solve_svm_dual(K, y, C, options=SVMDualOptions(check_input=False))
 
     def fit_checked_run() -> None:
         for K in kernels:
@@ -139,14 +139,14 @@ def bench(X: np.ndarray, y: np.ndarray, mask0: np.ndarray, swaps: list, kw: dict
     def swap_fit_run() -> None:
         mk = MaskedKernel(X, name, mask=mask0, **params)
         for j_out, j_in in fit_swaps:
-            solve_svm_dual(mk.swap(j_out, j_in).K, y, C, check_input=False)
+            solve_svm_dual(mk.swap(j_out, j_in).K, y, C, options=SVMDualOptions(check_input=False))
 
     def rebuild_fit_run() -> None:
         cur = mask0.copy()
         for j_out, j_in in fit_swaps:
             cur[j_out], cur[j_in] = False, True
             K = kernel_matrix(X[:, cur], kernel=name, **params)
-            solve_svm_dual(K, y, C, check_input=False)
+            solve_svm_dual(K, y, C, options=SVMDualOptions(check_input=False))
 
     fits = [solve_svm_dual(K, y, C) for K in kernels]
     res["n_sv"] = float(np.mean([f.support.size for f in fits]))

@@ -1,15 +1,18 @@
 """Where independent pieces of work run: in this process, in local worker processes, or on Dask.
 
-Methods with independent work (multistart, enumeration, tree search) call
-``executor.map(fn, items)``; results come back in the order of ``items``, so a seeded method
-returns the same answer whatever the number of workers.
+Methods with independent work (multistart, enumeration) call ``executor.map(fn, items)``;
+results come back in the order of ``items``, so a seeded method returns the same answer whatever
+the number of workers. A long run of many small tasks (the tree search) opens a persistent
+:meth:`Executor.session` instead: the same worker processes (or Dask workers) for the whole
+run, so data is shipped to each of them once (:mod:`sparsekm.worker_pool`).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 __all__ = ["Executor", "as_executor", "single_blas"]
@@ -60,6 +63,10 @@ class Executor:
                              "cores)")
         self.workers = (os.cpu_count() or 1) if workers in (None, -1) else int(workers)
         self.client = client
+        self._pool: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_pool": None, "client": None}
 
     @property
     def parallel(self) -> bool:
@@ -71,6 +78,33 @@ class Executor:
 
             self.client = Client(self.client)
         return self.client
+
+    @contextmanager
+    def session(self, warm: Callable[[], Any] | None = None) -> Iterator[Any]:
+        """A persistent :class:`~sparsekm.worker_pool.WorkerPool` for a run: this process
+        (``workers=1``), ``workers`` local processes started once (each first runs
+        ``warm()``), or the Dask client's workers. Nested sessions reuse the open pool (a
+        heuristic's sub-search shares it)."""
+        from sparsekm.worker_pool import DaskPool, LocalPool, SerialPool
+
+        if self._pool is not None:
+            try:
+                yield self._pool
+            finally:
+                self._pool.drain()
+            return
+        if self.client is not None:
+            pool: Any = DaskPool(self._dask_client())
+        elif self.workers > 1:
+            pool = LocalPool(self.workers, warm)
+        else:
+            pool = SerialPool()
+        self._pool = pool
+        try:
+            yield pool
+        finally:
+            self._pool = None
+            pool.close()
 
     def map(self, fn: Callable[..., Any], *iterables: Iterable[Any]) -> list[Any]:
         """``[fn(*args) for args in zip(*iterables)]``, possibly in parallel, in order."""

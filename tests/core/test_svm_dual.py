@@ -10,6 +10,7 @@ from sklearn.svm import SVC
 from sparsekm.kernels import MaskedKernel, kernel_matrix
 from sparsekm.solvers import Result, Termination
 from sparsekm.solvers.smo import (
+    SVMDualOptions,
     decision_function,
     dual_objective,
     primal_objective,
@@ -25,7 +26,8 @@ def test_two_points_hand_computed(backend):
     # w = 1, b = 0, alpha = (1/2, 1/2), dual value 1/2 * 1 - 1 = -1/2
     X = np.array([[1.0], [-1.0]])
     y = np.array([1, -1])
-    res = solve_svm_dual(kernel_matrix(X, kernel="linear"), y, 1e6, backend=backend)
+    res = solve_svm_dual(kernel_matrix(X, kernel="linear"), y, 1e6,
+                         options=SVMDualOptions(backend=backend))
     assert isinstance(res, Result)
     np.testing.assert_allclose(res.alpha, [0.5, 0.5], atol=1e-9)
     assert res.b == pytest.approx(0.0, abs=1e-9)
@@ -74,7 +76,7 @@ def rbf_problem() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def test_kkt_random_rbf(rbf_problem, backend):
     X, y, K = rbf_problem
     C = 2.0
-    res = solve_svm_dual(K, y, C, backend=backend)
+    res = solve_svm_dual(K, y, C, options=SVMDualOptions(backend=backend))
     a = res.alpha
     assert abs(y @ a) < 1e-10
     assert np.all(a >= 0) and np.all(a <= C + 1e-12)
@@ -98,7 +100,7 @@ def test_matches_sklearn_svc(rbf_problem):
     clf = SVC(kernel="precomputed", C=1.0, tol=1e-6).fit(K, y)
     np.testing.assert_allclose(decision_function(res, K), clf.decision_function(K), atol=1e-10)
     np.testing.assert_array_equal(res.support, np.sort(clf.support_))
-    other = solve_svm_dual(K, y, 1.0, backend="svc")
+    other = solve_svm_dual(K, y, 1.0, options=SVMDualOptions(backend="svc"))
     np.testing.assert_allclose(res.alpha, other.alpha, atol=1e-12)
     assert res.b == pytest.approx(other.b, abs=1e-12)
     assert res.extra["iterations"] == other.extra["iterations"]
@@ -108,7 +110,8 @@ def test_masked_kernel_in_the_loop(rbf_problem):
     X, y, _ = rbf_problem
     mk = MaskedKernel(X, "rbf", gamma=0.1, mask=np.array([1, 1, 0, 1, 0]))
     mk.swap(3, 4)
-    res = solve_svm_dual(mk.K, y, 10.0, check_input=False)  # read-only K is fine
+    # read-only K is fine
+    res = solve_svm_dual(mk.K, y, 10.0, options=SVMDualOptions(check_input=False))
     ref = solve_svm_dual(kernel_matrix(X[:, mk.mask], kernel="rbf", gamma=0.1), y, 10.0)
     assert res.objective == pytest.approx(ref.objective, rel=1e-8)
     Z = np.random.default_rng(5).standard_normal((4, 5))
@@ -121,7 +124,7 @@ def test_masked_kernel_in_the_loop(rbf_problem):
 def test_max_iter_warns(rbf_problem):
     _, y, K = rbf_problem
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
-        res = solve_svm_dual(K, y, 1.0, max_iter=2)
+        res = solve_svm_dual(K, y, 1.0, options=SVMDualOptions(max_iter=2))
     assert res.termination is Termination.ITERATION_LIMIT and res.extra["iterations"] == 2
 
 
@@ -145,7 +148,16 @@ def test_max_iter_warns(rbf_problem):
 )
 def test_bad_inputs(K, y, C, kw, match):
     with pytest.raises(ValueError, match=match):
-        solve_svm_dual(K, y, C, **kw)
+        solve_svm_dual(K, y, C, options=SVMDualOptions(**kw))
+
+
+def test_options_are_one_object_and_solve_s_times_the_backend_alone(rbf_problem):
+    _, y, K = rbf_problem
+    with pytest.raises(ValueError, match="SVMDualOptions"):
+        solve_svm_dual(K, y, 1.0, options={"tol": 1e-3})
+    for backend in ("libsvm", "smo"):
+        res = solve_svm_dual(K, y, 1.0, options=SVMDualOptions(backend=backend))
+        assert 0.0 < res.extra["solve_s"] <= res.time_s and res.extra["load_s"] >= 0.0
 
 
 def test_decision_shape_error():
@@ -157,8 +169,8 @@ def test_decision_shape_error():
 def test_certificate_bounds_the_dual_optimum(rbf_problem):
     """A loose solve (max_iter) still carries a valid bound: bound <= D* <= objective."""
     _, y, K = rbf_problem
-    tight = solve_svm_dual(K, y, 1.0, tol=1e-10)
+    tight = solve_svm_dual(K, y, 1.0, options=SVMDualOptions(tol=1e-10))
     with pytest.warns(ConvergenceWarning):
-        loose = solve_svm_dual(K, y, 1.0, max_iter=5)
+        loose = solve_svm_dual(K, y, 1.0, options=SVMDualOptions(max_iter=5))
     assert loose.bound <= tight.objective + 1e-9 <= loose.objective + 2e-9
     assert tight.gap < 1e-6

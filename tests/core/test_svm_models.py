@@ -8,7 +8,7 @@ import pytest
 from sparsekm.kernels import kernel_matrix
 from sparsekm.models.svm import svm_dual_model, svm_dual_problem, svm_primal_model
 from sparsekm.solvers import BACKENDS, Status, solve
-from sparsekm.solvers.smo import optimal_intercept, solve_svm_dual, svm_duality
+from sparsekm.solvers.smo import SVMDualOptions, optimal_intercept, solve_svm_dual, svm_duality
 
 
 def _problem(m: int = 40, n: int = 5, seed: int = 0):
@@ -26,7 +26,7 @@ def test_fast_dual_equals_declarative_dual(kernel: str, solver: str) -> None:
     X, y = _problem()
     K = kernel_matrix(X, kernel=kernel, gamma=0.3, degree=2, coef0=1.0)
     C = 2.0
-    fast = solve_svm_dual(K, y, C, tol=1e-8)
+    fast = solve_svm_dual(K, y, C, options=SVMDualOptions(tol=1e-8))
     model = svm_dual_problem(K, y, C) if solver == "clarabel" else svm_dual_model(K, y, C)
     res = solve(model, solver=solver)
     assert res.status is Status.OPTIMAL, res.message
@@ -46,7 +46,7 @@ def test_primal_model_equals_minus_dual_linear() -> None:
     X, y = _problem(m=60, n=4, seed=1)
     C = 0.7
     primal = solve(svm_primal_model(X, y, C), solver="highs")
-    fast = solve_svm_dual(X @ X.T, y, C, tol=1e-9)
+    fast = solve_svm_dual(X @ X.T, y, C, options=SVMDualOptions(tol=1e-9))
     assert primal.objective == pytest.approx(-fast.objective, rel=1e-5)
     w = primal.values["w"]
     np.testing.assert_allclose(w, X.T @ (fast.alpha * y), atol=2e-4)  # w = sum a_i y_i x_i
@@ -55,7 +55,7 @@ def test_primal_model_equals_minus_dual_linear() -> None:
 def test_certificate_gap_is_tiny_and_intercept_is_optimal() -> None:
     X, y = _problem(m=80, n=3, seed=2)
     K = kernel_matrix(X, kernel="rbf", gamma=0.5)
-    fast = solve_svm_dual(K, y, 5.0, tol=1e-8)
+    fast = solve_svm_dual(K, y, 5.0, options=SVMDualOptions(tol=1e-8))
     primal, lower, b = svm_duality(K, y, fast.alpha, 5.0)
     assert lower <= primal and (primal - lower) / primal < 1e-5
     g = K @ (fast.alpha * y)

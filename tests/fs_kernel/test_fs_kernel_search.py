@@ -13,7 +13,7 @@ from sparsekm.kernels import kernel_matrix, mask_from_indices
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
 from sparsekm.parallel import Executor
 from sparsekm.solvers import SolverPlan
-from sparsekm.solvers.smo import solve_svm_dual
+from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
 
 
 def _plan(time_limit=None):
@@ -47,7 +47,7 @@ def _data(seed: int, m: int = 40, n: int = 9):
 def _fresh_objective(p: FSKernelProblem, beta: np.ndarray) -> float:
     """Independent path: rebuild the kernel from scratch and solve (3)."""
     K = kernel_matrix(p.X[:, beta], **p.kernel_params())
-    return solve_svm_dual(K, p.y, p.C, tol=1e-5).objective
+    return solve_svm_dual(K, p.y, p.C, options=SVMDualOptions(tol=1e-5)).objective
 
 
 def test_bad_input_messages():

@@ -52,7 +52,7 @@ def test_grid_results_choice_and_refit() -> None:
     assert [p["B"] for p in res["params"]] == [1, 1, 3, 3, 8, 8]
     assert res["mean_test_score"].shape == (6,) and res["rank_test_score"].min() == 1
     best = int(np.argmax(res["mean_test_score"]))
-    assert (est.B_, est.C_) == (res["params"][best]["B"], res["params"][best]["C"])
+    assert (res["params"][best]["B"], res["params"][best]["C"]) == (est.B_, est.C_)
     assert est.best_score_ == res["mean_test_score"].max()
     train, test = next(StratifiedKFold(4).split(X, y))
     ypm = np.where(y[train] == "b", 1.0, -1.0)

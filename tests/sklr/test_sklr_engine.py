@@ -15,6 +15,7 @@ from sparsekm.solvers.smo import (
     KernelSource,
     Logistic,
     SMOOptions,
+    SVMDualOptions,
     dual_gradient,
     solve_kernel_dual,
     solve_svm_dual,
@@ -55,7 +56,7 @@ def test_smo_equals_conic_optimum_of_22(seed, C, lam):
 def test_hinge_equals_libsvm_dual_value(seed, C):
     X, y = instance(seed, m=120, n=5)
     K = kernel_matrix(X, kernel="rbf", gamma=2.0)
-    ref = solve_svm_dual(K, y, C, tol=1e-10, backend="libsvm")
+    ref = solve_svm_dual(K, y, C, options=SVMDualOptions(tol=1e-10, backend="libsvm"))
     for wss in WSS:
         res = solve_kernel_dual(K, y, Hinge(C), options=SMOOptions(wss=wss, tol=1e-10,
                                                                    max_iter=-1))
@@ -63,7 +64,7 @@ def test_hinge_equals_libsvm_dual_value(seed, C):
         assert res.b == pytest.approx(ref.b, abs=1e-5)
         if C >= 1.0:  # (C = 0.1: no free variable in a class, rho is then undetermined)
             assert res.rho == pytest.approx(1.0, abs=1e-6)  # the hinge's margin: -p
-    via = solve_svm_dual(K, y, C, tol=1e-10, backend="smo")
+    via = solve_svm_dual(K, y, C, options=SVMDualOptions(tol=1e-10, backend="smo"))
     assert via.solver == "sparsekm-smo" and via.objective == pytest.approx(ref.objective,
                                                                             rel=1e-6)
 
@@ -125,7 +126,7 @@ def test_grad0_and_repair_of_an_infeasible_warm_start():
     with pytest.raises(ValueError, match="alpha0"):
         solve_kernel_dual(K, y, loss, alpha0=np.where(y > 0, 1.0, 1e-5) * 0 + 5e-6)
     with pytest.raises(ValueError, match="cannot warm start"):
-        solve_svm_dual(K, y, 1.0, alpha0=np.zeros(80), backend="libsvm")
+        solve_svm_dual(K, y, 1.0, alpha0=np.zeros(80), options=SVMDualOptions(backend="libsvm"))
 
 
 def test_bound_is_certified_at_any_iterate_and_decide_stops_early():

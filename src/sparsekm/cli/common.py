@@ -355,6 +355,30 @@ def check_capable(entry: Any, solver: str | None) -> None:
                        f"{', '.join(able) or 'none installed'}")
 
 
+WorkersOpt = Annotated[int, typer.Option(
+    "--workers", help="Tree-search methods (bnb, exact): worker processes (1: this process).")]
+CheckpointOpt = Annotated[str | None, typer.Option(
+    "--checkpoint", help="Tree-search methods: a resumable state file; the same command with "
+    "the same file resumes the search.")]
+
+
+def tree_options(entry: Any, workers: int, checkpoint: str | None) -> dict[str, Any]:
+    """``--workers`` / ``--checkpoint`` for a tree-search method; an error naming the methods
+    that take them otherwise."""
+    if not (isinstance(workers, int) and workers >= 1):
+        raise CLIError(f"--workers {workers}: use 1 (this process) or more worker processes")
+    given: dict[str, Any] = {}
+    if workers != 1:
+        given["workers"] = workers
+    if checkpoint:
+        given["checkpoint"] = checkpoint
+    for key in given:
+        if key not in entry.options:
+            raise CLIError(f"--{key} applies to the tree-search methods (fs-linear / fs-kernel "
+                           f"bnb, smkl exact), not to --method {entry.name}")
+    return given
+
+
 def method_options(entry: Any, given: dict[str, Any], options: dict[str, Any] | None
                    ) -> dict[str, Any]:
     """Flat options for ``entry.run``: the runner's own flag values that ``entry`` declares,

@@ -45,6 +45,8 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     params = dict(params)
     given = params.pop("options", None)
     method = registry.get(PROBLEM, "method", params.pop("method", "ls-star")).name
+    tree = c.tree_options(registry.get(PROBLEM, "method", method), params.pop("workers", 1),
+                          params.pop("checkpoint", None))
     starts, n_jobs = params.pop("starts", 1), params.pop("n_jobs", None)
     if not (isinstance(starts, int) and starts >= 1):
         raise c.CLIError(f"--starts {starts}: give at least one start (an integer >= 1)")
@@ -56,7 +58,8 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     entry = registry.get(PROBLEM, "method", method)
     if method == "enumerate" and n_jobs is not None:
         params["workers"] = n_jobs
-    options = c.method_options(entry, {k: v for k, v in params.items() if v is not None}, given)
+    options = c.method_options(entry, {**{k: v for k, v in params.items() if v is not None},
+                                       **tree}, given)
     c.ready()
     t0 = time.perf_counter()
     res = solve_fs_kernel(problem, method, plan, starts=starts, seed=opts.seed, **options)
@@ -107,12 +110,14 @@ def solve_fs_kernel_cmd(
         "--fast/--plain", help="LS, LS*, DecSubLight*: screen neighbours with certified "
         "bounds and warm-started SMO (same masks as --plain, which solves every one).")
     ] = D["fast"],
+    workers: c.WorkersOpt = 1, checkpoint: c.CheckpointOpt = None,
 ) -> None:
     """Kernel SVM feature selection with exactly B features (Paper A, problem (4))."""
     opts = c.RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size, train_rows)
     c.run_command(run, opts, json_out, method=method, kernel=kernel, B=B, C=C, gamma=gamma,
                 degree=degree, coef0=coef0, sense=sense, starts=starts, n_samples=samples,
-                sol_pool=sol_pool, opt_window=opt_window, n_jobs=n_jobs, fast=fast)
+                sol_pool=sol_pool, opt_window=opt_window, n_jobs=n_jobs, fast=fast,
+                workers=workers, checkpoint=checkpoint)
 
 
 def demo_section(ds: Any, quick: bool = False) -> list[str]:

@@ -65,7 +65,8 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     problem = _problem(split.train, params)
     plan = _plan(opts, params)
     entry = registry.get(PROBLEM, "method", method)
-    kwargs = c.method_options(entry, _method_options(entry.name, params), options)
+    tree = c.tree_options(entry, params.pop("workers", 1), params.pop("checkpoint", None))
+    kwargs = c.method_options(entry, {**_method_options(entry.name, params), **tree}, options)
     c.ready()
     res = solve_fs_linear(problem, entry.name, plan, **kwargs)
     w, b = res.values["w"], float(res.values["b"])
@@ -76,7 +77,8 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
         extra["test_accuracy"] = c.accuracy(split.test.X @ w + b, split.test.y)
     if "M" in res.extra:
         extra["M_used"] = res.extra["M"]
-    run_params = {"B": B_given, "C": problem.C, **params, **(options or {}), **opts.params()}
+    run_params = {"B": B_given, "C": problem.C, **params, **tree, **(options or {}),
+                  **opts.params()}
     return c.payload_from(res, problem=PROBLEM, method=entry.name, ds=split.ds, params=run_params,
                           **extra)
 
@@ -148,11 +150,13 @@ def solve_fs_linear_cmd(
         "--warm-start/--no-warm-start",
         help="bigm/cop: start the solver from the Kernel Search incumbent (CoP*).")] = True,
     verbose: Annotated[bool, typer.Option("--verbose", help="Progress on stderr.")] = False,
+    workers: c.WorkersOpt = 1, checkpoint: c.CheckpointOpt = None,
 ) -> None:
     """Linear SVM feature selection with a hard cardinality constraint (paper D)."""
     opts = c.RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
     params: dict[str, Any] = {
-        "method": method, "B": B, "C": C, "relax_solver": relax_solver,
+        "workers": workers, "checkpoint": checkpoint, "method": method, "B": B, "C": C,
+        "relax_solver": relax_solver,
         "misocp_solver": misocp_solver, "subproblem_time_limit": subproblem_time_limit,
         "warm_start": warm_start, "verbose": verbose, "k": k, "rho": rho, "s": s,
         "strategy": strategy, "cop_form": cop_form}

@@ -22,6 +22,7 @@ from sparsekm import registry
 
 from .common import (
     DEFAULT_DATA,
+    CheckpointOpt,
     CLIError,
     COpt,
     DataOpt,
@@ -34,6 +35,7 @@ from .common import (
     SolverOpt,
     TestSizeOpt,
     TimeLimitOpt,
+    WorkersOpt,
     accuracy,
     method_options,
     payload_from,
@@ -44,6 +46,7 @@ from .common import (
     runner,
     shared_options,
     solve_app,
+    tree_options,
 )
 
 DEMO_RANK = 30
@@ -130,9 +133,11 @@ def run(opts: RunOptions, *, kernels: str = "paper10", k0: int = 2, C: float = 1
         lam: float = 1.0, method: str = "abr", init: str = "ranking", starts: int = 3,
         normalize: str = "none", cv_folds: int = 0, cv_C: str = CV_GRID["C"],
         cv_lam: str = CV_GRID["lam"], cv_k0: str = CV_GRID["k0"],
-        options: dict[str, Any] | None = None) -> dict[str, Any]:
+        options: dict[str, Any] | None = None, workers: int = 1,
+        checkpoint: str | None = None) -> dict[str, Any]:
     """Sparse MKL (4) on ``opts.data`` with a registered method; the JSON payload."""
     entry = registry.get("smkl", "method", method)
+    tree = tree_options(entry, workers, checkpoint)
     if not (isinstance(starts, int) and starts >= 1):
         raise CLIError(f"--starts {starts}: give at least one start (an integer >= 1)")
     if init not in ("random", "ranking"):
@@ -142,7 +147,7 @@ def run(opts: RunOptions, *, kernels: str = "paper10", k0: int = 2, C: float = 1
     grid = _cv_grid(cv_C, cv_lam, cv_k0) if cv_folds else None
     split = prepare(opts)
     problem = _problem(split, kernels, k0, C, lam, normalize)
-    given = {"init": init, "starts": starts, "seed": opts.seed}
+    given = {"init": init, "starts": starts, "seed": opts.seed, **tree}
     kwargs = method_options(entry, given, options)
     ready()
     if grid is None:
@@ -157,7 +162,7 @@ def run(opts: RunOptions, *, kernels: str = "paper10", k0: int = 2, C: float = 1
     params = {"kernels": kernels, "k0": k0, "C": C, "lam": lam, "init": init,
               "starts": starts, "normalize": normalize, "cv_folds": cv_folds,
               **({"cv_C": cv_C, "cv_lam": cv_lam, "cv_k0": cv_k0} if cv_folds else {}),
-              **(options or {}), **opts.params()}
+              **tree, **(options or {}), **opts.params()}
     return _payload(res, problem, split, "solve", method, params)
 
 
@@ -193,19 +198,19 @@ def solve_smkl_cmd(
     method: Annotated[str, typer.Option(
         "--method", help=registry.choices_help("smkl", "method"))] = "abr",
     init: Annotated[str, typer.Option(
-        "--init", help="ABR start: ranking (best single kernels)|random|"
-        + registry.choices_help("smkl", "relaxation"))] = "ranking",
+        "--init", help="ABR start: ranking (best single kernels), random, or a relaxation's "
+        "k0 largest weights: " + registry.choices_help("smkl", "relaxation"))] = "ranking",
     starts: Annotated[int, typer.Option(
-        "--starts", help="ABR starts (ranked single kernels, or seeded random).")] = 3,
-    normalize: NormOpt = "none",
+        "--starts", help="ABR starts (ranked single kernels, or seeded random; >= 1).")] = 3,
+    normalize: NormOpt = "none", workers: WorkersOpt = 1, checkpoint: CheckpointOpt = None,
     cv_folds: CVFoldsOpt = 0, cv_C: CVCOpt = CV_GRID["C"], cv_lam: CVLamOpt = CV_GRID["lam"],
     cv_k0: CVK0Opt = CV_GRID["k0"],
 ) -> None:
     """Sparse multiple kernel learning, paper B eq. (4): at most k0 kernels."""
     opts = RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
     run_command(run, opts, json_out, kernels=kernels, k0=k0, C=C, lam=lam, method=method,
-                init=init, starts=starts, normalize=normalize, cv_folds=cv_folds, cv_C=cv_C,
-                cv_lam=cv_lam, cv_k0=cv_k0)
+                init=init, starts=starts, normalize=normalize, workers=workers,
+                checkpoint=checkpoint, cv_folds=cv_folds, cv_C=cv_C, cv_lam=cv_lam, cv_k0=cv_k0)
 
 
 @relax_app.command("smkl")

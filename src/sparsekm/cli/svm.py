@@ -1,6 +1,8 @@
 """``sparsekm solve svm``: the plain kernel or linear SVM (paper A eq. (3), paper D eq. (1)).
 
-The fast path (libsvm on a precomputed kernel) is the default; ``--solver NAME`` solves the
+The native path is the default: libsvm on a precomputed kernel, or ``--solver smo`` for
+sparsekm's compiled SMO engine (``--solver libsvm`` names the default); their JSON has
+``solve_s``, the dual solve alone, beside ``time_s``. Any other ``--solver NAME`` solves the
 declarative model instead: the primal QP (D eq. (1)) for the linear kernel when the solver
 takes Pyomo QPs, otherwise the dual QP (A eq. (3)). Either way the reported ``objective`` is
 the primal value 1/2||w||^2 + C sum xi at the returned point and ``lower_bound`` is minus the
@@ -27,14 +29,18 @@ def solve_svm(ds: Any, kernel: str, gamma: float | None, degree: int, coef0: flo
     from sparsekm.kernels import kernel_matrix
     from sparsekm.models.svm import svm_dual_model, svm_dual_problem, svm_primal_model
     from sparsekm.solvers import relative_gap, solve, supports
-    from sparsekm.solvers.smo import solve_svm_dual, svm_duality
+    from sparsekm.solvers.native import NATIVE_SOLVERS
+    from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual, svm_duality
 
     t0 = time.perf_counter()
     K = kernel_matrix(ds.X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0)
     y = ds.y
-    if solver is None:
-        res = solve_svm_dual(K, y, C)
-        alpha, method, status, used = res.alpha, "libsvm-dual", res.status.value, "libsvm"
+    solve_s = load_s = None
+    if solver is None or solver.lower() in NATIVE_SOLVERS:
+        backend = "libsvm" if solver is None else solver.lower()
+        res = solve_svm_dual(K, y, C, options=SVMDualOptions(backend=backend))
+        alpha, method, used = res.alpha, f"{backend}-dual", res.solver
+        status, solve_s, load_s = res.status.value, res.extra["solve_s"], res.extra["load_s"]
         term = res.termination.value
     else:
         pyomo_qp = supports(solver, "QP", "pyomo")
@@ -60,10 +66,13 @@ def solve_svm(ds: Any, kernel: str, gamma: float | None, degree: int, coef0: flo
         alpha = np.asarray(r.values["alpha"], dtype=float)
     primal, lower, b = svm_duality(K, y, alpha, C)
     gap = relative_gap(primal, lower)
-    return {"method": method, "solver": used, "status": status, "objective": primal,
-            "lower_bound": lower, "gap": gap, "time_s": time.perf_counter() - t0,
-            "termination": term, "b": b, "n_support": int((alpha > 1e-8 * C).sum()),
-            "alpha": alpha}
+    out = {"method": method, "solver": used, "status": status, "objective": primal,
+           "lower_bound": lower, "gap": gap, "time_s": time.perf_counter() - t0,
+           "termination": term, "b": b, "n_support": int((alpha > 1e-8 * C).sum()),
+           "alpha": alpha}
+    if solve_s is not None:  # the dual solve alone (native solvers), and loading their code
+        out.update(solve_s=solve_s, load_s=load_s)
+    return out
 
 
 @c.runner("solve", "svm", checks=True)

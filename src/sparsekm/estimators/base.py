@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import validate_data
 
-__all__ = ["BinaryClassifierMixin", "check_solvers", "method_kwargs"]
+__all__ = ["BinaryClassifierMixin", "check_solvers", "method_kwargs", "tree_options"]
 
 
 def check_solvers(**solvers: str | None) -> None:
@@ -36,6 +36,22 @@ def method_kwargs(problem: str, method: str, given: dict[str, Any],
     kwargs = {k: v for k, v in given.items() if k in entry.options}
     kwargs.update(validate_options(entry, method_options, where="method_options"))
     return entry, kwargs
+
+
+def tree_options(entry: Any, workers: int, checkpoint: str | None) -> dict[str, Any]:
+    """``workers`` / ``checkpoint`` for a tree-search method (paper D's and A's ``bnb``,
+    paper B's ``exact``); a clear error when set for a method that does not search a tree."""
+    given: dict[str, Any] = {}
+    if workers != 1:
+        given["workers"] = workers
+    if checkpoint is not None:
+        given["checkpoint"] = str(checkpoint)
+    extra = [k for k in given if k not in entry.options]
+    if extra:
+        raise ValueError(f"{extra[0]}={given[extra[0]]!r}: method {entry.name!r} of "
+                         f"{entry.problem} does not search a tree; workers and checkpoint "
+                         "apply to the tree methods (fs-linear / fs-kernel bnb, smkl exact)")
+    return given
 
 
 class BinaryClassifierMixin:

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sparsekm import registry
 
-from .base import BinaryClassifierMixin, check_solvers, method_kwargs
+from .base import BinaryClassifierMixin, check_solvers, method_kwargs, tree_options
 
 __all__ = ["CardinalityKernelSVC"]
 
@@ -86,8 +86,8 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
                  C: float = D["C"], method: str = "ls-star", solver: str | None = None,
                  sense: str = D["sense"],
                  starts: int = 1, time_limit: float | None = None, random_state: int = 0,
-                 method_options: dict[str, Any] | None = None, fast: bool = D["fast"]
-                 ) -> None:
+                 method_options: dict[str, Any] | None = None, fast: bool = D["fast"],
+                 workers: int = 1, checkpoint: str | None = None) -> None:
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -102,6 +102,8 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
         self.random_state = random_state
         self.method_options = method_options
         self.fast = fast
+        self.workers = workers
+        self.checkpoint = checkpoint
 
     def fit(self, X: Any, y: Any) -> CardinalityKernelSVC:
         """Select ``B`` features and train the SVM on them."""
@@ -109,8 +111,9 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
         from sparsekm.models.fs_kernel import FSKernelProblem
         from sparsekm.solvers import SolverPlan
 
-        _, options = method_kwargs("fs-kernel", self.method, {"fast": self.fast},
-                                   self.method_options)
+        entry, options = method_kwargs("fs-kernel", self.method, {"fast": self.fast},
+                                       self.method_options)
+        options.update(tree_options(entry, self.workers, self.checkpoint))
         check_solvers(solver=self.solver)
         X, ypm = self._binary_targets(X, y)
         problem = FSKernelProblem(X, ypm, self.kernel, self.B, self.C, self.gamma, self.degree,

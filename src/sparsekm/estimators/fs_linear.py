@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sparsekm import registry
 
-from .base import BinaryClassifierMixin, check_solvers, method_kwargs
+from .base import BinaryClassifierMixin, check_solvers, method_kwargs, tree_options
 
 D = registry.defaults("fs-linear")
 
@@ -39,6 +39,8 @@ class CardinalityLinearSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
     subproblem_time_limit : seconds per Kernel Search subproblem (paper: 60).
     method_options : any other keyword option of the method (``sparsekm methods fs-linear
         --json`` lists them, e.g. bnb's ``gap_tol``), validated from its signature.
+    workers, checkpoint : method ``bnb``: worker processes, and a path that makes the search
+        resumable (the same fit with the same path resumes it).
 
     Attributes
     ----------
@@ -53,7 +55,8 @@ log); objective_, lower_bound_, gap_;
                  time_limit: float | None = None, M: float | None = None, k: int = D["k"],
                  rho: int = D["rho"], s: int = D["s"], strategy: str = D["strategy"],
                  subproblem_time_limit: float | None = 60.0,
-                 method_options: dict[str, Any] | None = None) -> None:
+                 method_options: dict[str, Any] | None = None, workers: int = 1,
+                 checkpoint: str | None = None) -> None:
         self.B = B
         self.C = C
         self.method = method
@@ -67,6 +70,8 @@ log); objective_, lower_bound_, gap_;
         self.strategy = strategy
         self.subproblem_time_limit = subproblem_time_limit
         self.method_options = method_options
+        self.workers = workers
+        self.checkpoint = checkpoint
 
     def fit(self, X: Any, y: Any) -> CardinalityLinearSVC:
         """Solve FS-SVM (2) on (X, y); y may hold any two labels."""
@@ -77,6 +82,7 @@ log); objective_, lower_bound_, gap_;
         given = {"k": self.k, "rho": self.rho, "s": self.s, "strategy": self.strategy,
                  "M": self.M}
         entry, opts = method_kwargs("fs-linear", self.method, given, self.method_options)
+        opts.update(tree_options(entry, self.workers, self.checkpoint))
         check_solvers(solver=self.solver, relax_solver=self.relax_solver)
         X, ypm = self._binary_targets(X, y)
         B = self.B

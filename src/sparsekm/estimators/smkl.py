@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .base import BinaryClassifierMixin, check_solvers, method_kwargs
+from .base import BinaryClassifierMixin, check_solvers, method_kwargs, tree_options
 
 __all__ = ["SparseMKLClassifier"]
 
@@ -61,7 +61,8 @@ class SparseMKLClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator)
                  lam: float = 1.0, method: str = "abr", init: str = "ranking", starts: int = 3,
                  solver: str | None = None, time_limit: float | None = None,
                  random_state: int | None = None, normalize: str | None = None,
-                 method_options: dict[str, Any] | None = None) -> None:
+                 method_options: dict[str, Any] | None = None, workers: int = 1,
+                 checkpoint: str | None = None) -> None:
         self.kernels = kernels
         self.k0 = k0
         self.C = C
@@ -74,6 +75,8 @@ class SparseMKLClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator)
         self.random_state = random_state
         self.normalize = normalize
         self.method_options = method_options
+        self.workers = workers
+        self.checkpoint = checkpoint
 
     def fit(self, X: Any, y: Any) -> SparseMKLClassifier:
         """Choose the kernel weights with ``method`` and train the SVM on K(beta)."""
@@ -83,6 +86,7 @@ class SparseMKLClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator)
         seed = 0 if self.random_state is None else int(self.random_state)
         given = {"init": self.init, "starts": self.starts, "seed": seed}
         entry, opts = method_kwargs("smkl", self.method, given, self.method_options)
+        opts.update(tree_options(entry, self.workers, self.checkpoint))
         check_solvers(solver=self.solver)
         X, ypm = self._binary_targets(X, y)
         problem = SMKLProblem(X, ypm, self.kernels, self.k0, self.C, self.lam, self.normalize)

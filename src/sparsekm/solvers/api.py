@@ -9,6 +9,7 @@ from .classify import classify, framework_of
 from .config import PREFERENCE, configured_options, configured_solver, preference
 from .errors import SolverCapabilityError, SolverNotAvailableError
 from .limits import explain_failure
+from .native import NATIVE_SOLVERS, native_rows
 from .result import Result
 from .types import ProblemClass, SolverOptions
 
@@ -29,9 +30,6 @@ def usable_solvers(problem_class: ProblemClass | None = None,
     return out
 
 
-# The native kernel-dual engines (sparsekm.solvers.smo), named by ``--solver`` where a method
-# solves SVM duals itself (e.g. paper E's fast route); always available.
-NATIVE_SOLVERS = ("libsvm", "smo")
 
 
 def check_solver(solver: str) -> str:
@@ -183,4 +181,4 @@ def solver_table() -> list[dict[str, Any]]:
                            for fw, ad in b.adapters.items()},
             "commercial": b.commercial, "note": a.note,
         })
-    return rows
+    return rows + native_rows()

@@ -15,7 +15,9 @@ from the free set ``U``. Two bounds, both from feasible alphas:
 
 The first incumbent comes from LS* (Algorithm 2, fast path). Nodes are explored best bound
 first (ties: creation order, so the run is deterministic) and branched on a free feature of
-the candidate mask.
+the candidate mask. The search (queue, incumbent, limits, workers, checkpoints) is the shared
+engine :mod:`sparsekm.algorithms.tree`, which minimises: :class:`KernelTree` hands it
+``-v``.
 
 The incumbent value is libsvm's (at most ``m C tol`` above the exact optimum of its mask, the
 same tolerance as every method of the package); a node is pruned when its bound is at most the
@@ -25,12 +27,13 @@ time limit ``bound = max(incumbent, open nodes' bounds)`` is certified.
 
 from __future__ import annotations
 
-import heapq
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
+from sparsekm.algorithms.tree import Outcome, SearchOptions, Start, TreeProblem, Work, run
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolutionStatus, SolverPlan, Termination
@@ -38,47 +41,37 @@ from sparsekm.solvers import Result, SolutionStatus, SolverPlan, Termination
 from .evaluator import alpha_subproblem, mask_key, mask_result, single_blas
 from .node_bound import node_bound
 
-__all__ = ["branch_and_bound"]
+__all__ = ["KernelTree", "branch_and_bound"]
 
 
-@dataclass(order=True)
-class Node:
-    """A node: ``-bound`` first for the heap, then the creation counter (determinism)."""
+class Bounder:
+    """One task's SVM solves and node bounds: the worker's cache of solved masks (``solved``,
+    mask -> (v, alpha); it only saves time) and the task's incumbent ``best_v`` (margin sense,
+    starting at the search's), whose improvements are collected for the driver."""
 
-    key: float
-    count: int
-    inc: np.ndarray = field(compare=False)  # features fixed in
-    free: np.ndarray = field(compare=False)  # features still free
-    r: int = field(compare=False)  # how many more to pick from ``free``
-    alpha: np.ndarray = field(compare=False)  # the alpha of its best bound
-    cand: np.ndarray | None = field(compare=False)  # the bound's pick (a mask of the node)
-
-
-class Search:
-    """Incumbent, solved masks and node bounding of one branch-and-bound run."""
-
-    def __init__(self, p: FSKernelProblem, plan: SolverPlan, rounds: int) -> None:
+    def __init__(self, p: FSKernelProblem, rounds: int, solved: dict, best_v: float) -> None:
         from sparsekm.kernels import kernel_matrix
 
-        self.p, self.plan, self.rounds = p, plan, rounds
+        self.p, self.rounds, self.solved, self.best_v = p, rounds, solved, best_v
         self._km = kernel_matrix
-        self.solved: dict[bytes, tuple[float, np.ndarray]] = {}
-        self.best_v, self.best_beta = -math.inf, None
-        self.stats = {"nodes": 0, "svm_solves": 0, "pruned": 0, "leaves": 0}
+        self.solutions: list[tuple[float, tuple, dict]] = []
+        self.stats = {"svm_solves": 0, "pruned": 0, "leaves": 0}
 
     def solve(self, beta: np.ndarray) -> tuple[float, np.ndarray]:
-        """``(v, alpha)`` at a mask (libsvm, cached); a mask of B features may become the
-        incumbent (ties: the smaller key)."""
+        """``(v, alpha)`` at a mask (libsvm, cached); a mask of B features at least as good
+        as the task's incumbent is offered to the driver (ties: the smaller support)."""
         key = mask_key(beta)
         if key not in self.solved:
             K = self._km(self.p.X[:, beta], **self.p.kernel_params())
             alpha, _, v = alpha_subproblem(K, self.p.y, self.p.C)
             self.solved[key] = (v, alpha)
             self.stats["svm_solves"] += 1
-            if int(beta.sum()) == self.p.B and (
-                    v > self.best_v or (v == self.best_v and key < mask_key(self.best_beta))):
-                self.best_v, self.best_beta = v, beta.copy()
-        return self.solved[key]
+        v, alpha = self.solved[key]
+        if int(beta.sum()) == self.p.B and v >= self.best_v:
+            self.best_v = v
+            sel = tuple(int(j) for j in np.flatnonzero(beta))
+            self.solutions.append((-v, sel, {"mask": beta.copy()}))
+        return v, alpha
 
     def bound(self, inc: np.ndarray, free: np.ndarray, r: int, ub: float,
               alpha: np.ndarray | None) -> tuple[float, np.ndarray, np.ndarray | None]:
@@ -117,31 +110,131 @@ class Search:
         return min(ub, b), cand
 
 
-def _children(node: Node) -> list[tuple[np.ndarray, np.ndarray, int]]:
+def _children(node: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray, int]]:
     """(inc, free, r) of the children ``j in`` and ``j out``, ``j`` the first free feature
     of the node's candidate mask (else the first free feature)."""
-    pick = np.flatnonzero(node.free if node.cand is None else node.cand & node.free)
-    j = int(pick[0]) if pick.size else int(np.flatnonzero(node.free)[0])
-    free = node.free.copy()
+    inc0, free0, r0, cand = node["inc"], node["free"], int(node["r"]), node.get("cand")
+    pick = np.flatnonzero(free0 if cand is None else cand & free0)
+    j = int(pick[0]) if pick.size else int(np.flatnonzero(free0)[0])
+    free = free0.copy()
     free[j] = False
-    inc = node.inc.copy()
+    inc = inc0.copy()
     inc[j] = True
-    out = [(inc, free.copy(), node.r - 1)]
-    if int(free.sum()) >= node.r:
-        out.append((node.inc.copy(), free, node.r))
+    out = [(inc, free.copy(), r0 - 1)]
+    if int(free.sum()) >= r0:
+        out.append((inc0.copy(), free, r0))
     return out
+
+
+def _node(inc: np.ndarray, free: np.ndarray, r: int, alpha: np.ndarray,
+          cand: np.ndarray | None) -> dict[str, Any]:
+    return {"inc": inc, "free": free, "r": np.int64(r), "alpha": alpha, "cand": cand}
+
+
+def _warm_up() -> None:
+    """Load libsvm and the kernel code in a fresh worker."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 4))
+    p = FSKernelProblem(X, np.where(np.arange(12) % 2 == 0, 1.0, -1.0), B=2, C=1.0,
+                        kernel="poly", sense="margin", degree=2)
+    Bounder(p, 0, {}, -math.inf).solve(np.array([True, True, False, False]))
+
+
+@dataclass
+class KernelTree(TreeProblem):
+    """Paper A's margin-sense problem (4) for the tree engine (values negated: it minimises
+    ``-v``). A node fixes ``inc`` in and picks ``r`` more from ``free``; bounding a node
+    bounds its two children."""
+
+    problem: FSKernelProblem
+    rounds: int = 2
+    seed: int = 0
+    n_samples: int = 100
+    plan: SolverPlan = SolverPlan()
+
+    name = "bnb"
+    gap_tol = 0.0              # prune a node whose bound is at most the incumbent
+    node_solver = "libsvm"
+    warm_up = staticmethod(_warm_up)
+
+    def key(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        p = self.problem
+        return ({"X": p.X, "y": p.y}, {"B": p.B, "C": p.C, "kernel": p.kernel_params(),
+                                       "rounds": self.rounds, "seed": self.seed,
+                                       "n_samples": self.n_samples})
+
+    def describe(self) -> str:
+        p = self.problem
+        return f"fs-kernel bnb on m={p.m}, n={p.n}, B={p.B}, C={p.C:g}"
+
+    def new_cache(self) -> dict[bytes, tuple[float, np.ndarray]]:
+        return {}
+
+    def root(self, ctx: Any) -> Start:
+        """LS* (Algorithm 2) for the first incumbent, then the root's bound."""
+        from .local_search import ls_star
+
+        p = self.problem
+        s = Bounder(p, self.rounds, {}, -math.inf)
+        beta0 = random_masks(p.n, p.B, 1, self.seed)[0]
+        inc0 = ls_star(p, ctx.plan, beta_in=beta0, seed=self.seed, n_samples=self.n_samples)
+        v0, alpha0 = s.solve(inc0.values["beta"])
+        root_inc, root_free = np.zeros(p.n, bool), np.ones(p.n, bool)
+        ub, alpha, cand = s.bound(root_inc, root_free, p.B, math.inf, alpha0)
+        return Start(nodes=[(-ub, _node(root_inc, root_free, p.B, alpha, cand))],
+                     solutions=s.solutions, stats=dict(s.stats),
+                     info={"root_bound": ub, "ls_star_objective": v0})
+
+    def process(self, work: Work, node: dict[str, Any], bound: float, ub: float,
+                deadline: Any) -> Outcome:
+        """Bound the node's two children (a child with one mask left is solved)."""
+        s = Bounder(self.problem, self.rounds, work.cache, -ub)
+        out = Outcome()
+        for inc, free, r in _children(node):
+            if r == 0 or int(free.sum()) == r:  # one mask left: solve it
+                s.stats["leaves"] += 1
+                s.solve(inc | free if r else inc)
+                continue
+            u, alpha, cand = s.bound(inc, free, r, -bound, node["alpha"])
+            if u <= s.best_v:
+                s.stats["pruned"] += 1
+                out.pruned = min(out.pruned, -u)
+                continue
+            out.children.append((-u, _node(inc, free, r, alpha, cand)))
+        out.solutions, out.stats = s.solutions, s.stats
+        return out
+
+    def finish(self, search: Any) -> Result:
+        p = self.problem
+        beta = np.asarray(search.best["mask"], bool)
+        K = Bounder(p, 0, {}, -math.inf)._km(p.X[:, beta], **p.kernel_params())
+        alpha, b, _ = alpha_subproblem(K, p.y, p.C)
+        res = mask_result(p, beta, -search.ub, alpha, b, "bnb")
+        res.certify(-search.lower_bound())
+        timed_out = search.termination == "time_limit"
+        if search.termination == "converged":
+            res.solution_status = SolutionStatus.OPTIMAL
+        res.termination = Termination.TIME_LIMIT if timed_out else \
+            Termination.ITERATION_LIMIT if search.termination == "node_limit" else \
+            Termination.ERROR if search.termination == "error" else Termination.CONVERGED
+        res.extra = {**search.info}
+        return res
 
 
 @register("fs-kernel", "method", "bnb", paper="A",
           ref="problem (4), Section 2.2 (per-feature kernel terms)")
 @single_blas
 def branch_and_bound(problem: FSKernelProblem, plan: SolverPlan, *, seed: int = 0,
-                     n_samples: int = 100, rounds: int = 2) -> Result:
+                     n_samples: int = 100, rounds: int = 2, workers: int = 1,
+                     checkpoint: str | None = None, scheduler: str | None = None,
+                     batch: int | None = None) -> Result:
     """Best-first branch and bound over masks, superset and fixed-alpha bounds (margin, poly).
 
     ``seed`` / ``n_samples`` drive the LS* incumbent; ``rounds`` SVM solves per node tighten
-    its bound. Returns the best mask with a certified upper ``bound`` (``status`` optimal when
-    the tree is closed, time_limit otherwise).
+    its bound. Runs on the tree engine (:mod:`sparsekm.algorithms.tree`): ``workers`` local
+    processes (or the Dask ``scheduler``), ``batch`` nodes per batch, resumable from
+    ``checkpoint``. Returns the best mask with a certified upper ``bound`` (``status``
+    optimal when the tree is closed, time_limit otherwise).
     """
     p = problem
     if p.sense != "margin":
@@ -152,49 +245,8 @@ def branch_and_bound(problem: FSKernelProblem, plan: SolverPlan, *, seed: int = 
         raise ValueError("method 'bnb' needs the polynomial kernel (its bounds use that "
                          "K_beta grows in the PSD order with beta, false for rbf); got "
                          f"kernel={p.kernel!r}: use kernel='poly', or 'enumerate' / 'ls-star'")
-    plan = plan.start()
-    from .local_search import ls_star
-
-    s = Search(p, plan, int(rounds))
-    beta0 = random_masks(p.n, p.B, 1, seed)[0]
-    inc0 = ls_star(p, plan, beta_in=beta0, seed=seed, n_samples=n_samples)
-    v0, alpha0 = s.solve(inc0.values["beta"])
-    root_inc, root_free = np.zeros(p.n, bool), np.ones(p.n, bool)
-    ub, alpha, cand = s.bound(root_inc, root_free, p.B, math.inf, alpha0)
-    root_bound, count = ub, 0
-    heap = [Node(-ub, count, root_inc, root_free, p.B, alpha, cand)]
-    timed_out = False
-    while heap:
-        if plan.clock.expired():
-            timed_out = True
-            break
-        node = heapq.heappop(heap)
-        if -node.key <= s.best_v:
-            s.stats["pruned"] += 1 + len(heap)
-            heap = []
-            break
-        s.stats["nodes"] += 1
-        for inc, free, r in _children(node):
-            if r == 0 or int(free.sum()) == r:  # one mask left: solve it
-                s.stats["leaves"] += 1
-                s.solve(inc | free if r else inc)
-                continue
-            ub, alpha, cand = s.bound(inc, free, r, -node.key, node.alpha)
-            if ub <= s.best_v:
-                s.stats["pruned"] += 1
-                continue
-            count += 1
-            heapq.heappush(heap, Node(-ub, count, inc, free, r, alpha, cand))
-    bound = max([s.best_v] + [-n.key for n in heap])
-    v, alpha = s.solved[mask_key(s.best_beta)]
-    K = s._km(p.X[:, s.best_beta], **p.kernel_params())
-    alpha, b, _ = alpha_subproblem(K, p.y, p.C)
-    res = mask_result(p, s.best_beta, v, alpha, b, "bnb")
-    res.certify(bound)
-    if not timed_out:
-        res.solution_status = SolutionStatus.OPTIMAL
-    res.termination = Termination.TIME_LIMIT if timed_out else Termination.CONVERGED
-    res.time_s = plan.clock.elapsed()
-    res.extra = {**s.stats, "root_bound": root_bound, "ls_star_objective": v0,
-                 "open_nodes": len(heap)}
-    return res
+    opts = SearchOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint,
+                         batch=batch, log_every=5.0)
+    tree = KernelTree(p, int(rounds), seed, n_samples,
+                      replace(plan, deadline=None, executor=None, verbose=False))
+    return run(tree, plan, opts)

@@ -29,9 +29,9 @@ def alpha_subproblem(K: np.ndarray, y: np.ndarray, C: float, tol: float = SVM_TO
     ``Q = (y y') * K``, through :func:`sparsekm.solvers.smo.solve_svm_dual` (libsvm SMO, the
     solver Paper A uses).
     """
-    from sparsekm.solvers.smo import solve_svm_dual
+    from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
 
-    res = solve_svm_dual(K, y, C, tol=tol, check_input=False)
+    res = solve_svm_dual(K, y, C, options=SVMDualOptions(tol=tol, check_input=False))
     return res.alpha, float(res.b), float(res.objective)
 
 

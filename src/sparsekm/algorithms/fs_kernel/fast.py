@@ -33,7 +33,7 @@ import numpy as np
 
 from sparsekm.models.fs_kernel import FSKernelProblem
 from sparsekm.solvers import SolverPlan
-from sparsekm.solvers.smo.decide import ABOVE, BELOW
+from sparsekm.solvers.smo import ABOVE, BELOW
 
 from .batch import Batch
 from .evaluator import SVM_TOL, alpha_subproblem, mask_key

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from sparsekm.models.fs_kernel import FSKernelProblem
-from sparsekm.solvers.smo.masked_rows import (
+from sparsekm.solvers.smo import (
     MASKED_POLY,
     MASKED_RBF,
     masked_matrix,

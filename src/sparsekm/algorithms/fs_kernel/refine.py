@@ -19,9 +19,15 @@ import threading
 import numpy as np
 from numba import njit
 
-from sparsekm.solvers.smo.decide import smo_decide
-from sparsekm.solvers.smo.engine import HINGE, SECOND_ORDER, get_row
-from sparsekm.solvers.smo.masked_rows import MASKED_POLY, ipow, masked_diag
+from sparsekm.solvers.smo import (
+    HINGE,
+    MASKED_POLY,
+    SECOND_ORDER,
+    get_row,
+    ipow,
+    masked_diag,
+    smo_decide,
+)
 
 __all__ = ["Refiner", "refine_many"]
 

@@ -5,164 +5,49 @@ whose node bound is paper D's perspective relaxation DSCoP (13) (Lemma 4.3) in i
 in the m margin multipliers (:mod:`sparsekm.relaxations.fs_linear.node`), as in
 Bertsimas, Pauphilet & Van Parys (2021, "Sparse classification: a scalable discrete
 optimization perspective") and Hazimeh, Mazumder & Saab (2022, L0BnB: "Sparse regression at
-scale: branch-and-bound rooted in first-order optimization").
+scale: branch-and-bound rooted in first-order optimization"). The search itself (queue,
+incumbent, limits, workers, checkpoints) is the shared engine :mod:`sparsekm.algorithms.tree`;
+this module is paper D's side of it (:class:`LinearTree`), the heuristics are in
+:mod:`.bnb_heuristics`.
 """
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import math
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from sparsekm.algorithms.tree import Outcome, SearchOptions, Start, TreeProblem, Work, run
 from sparsekm.models.fs_linear import FSLinearProblem, support_result
 from sparsekm.registry import register
-from sparsekm.relaxations.fs_linear.node import NodeBound, solve_node
+from sparsekm.relaxations.fs_linear.node import NATIVE_MAX_M, NodeBound, solve_node
 from sparsekm.solvers import Result, SolutionStatus, SolverPlan, Termination, relative_gap
 
+from .bnb_heuristics import (
+    ROOT_SEARCHES,
+    Incumbent,
+    RootContext,
+    fast_support,
+    root_incumbent,
+    support_value,
+)
 from .common import Search, finish
-from .heuristic import run_strategy
 
-ROOT_SEARCHES = ("local-bnb", "local-search", "kernel-search", "none")
+__all__ = ["BRANCHING", "LinearTree", "ROOT_SEARCHES", "bnb", "fast_support"]
 
-
-@dataclass(order=True)
-class Node:
-    """An open node: features ``F1`` fixed in, ``free`` undecided, budget ``k`` left; ``bound``
-    a certified lower bound inherited from its parent until the node is solved."""
-
-    bound: float
-    order: int
-    F1: tuple[int, ...] = field(compare=False)
-    free: np.ndarray = field(compare=False)    # packed bool mask over the n features
-    k: int = field(compare=False)
-    W: np.ndarray = field(compare=False)       # working set to start from (int32)
-    alpha: np.ndarray | None = field(compare=False, default=None)   # parent's multipliers
+BRANCHING = ("fractional", "largest", "smallest")
 
 
-@dataclass
-class Tree:
-    """Search state: the incumbent, the open nodes and the floor of pruned bounds."""
-
-    problem: FSLinearProblem
-    plan: SolverPlan
-    gap_tol: float
-    ub: float = math.inf
-    best: Result | None = None
-    heap: list[Node] = field(default_factory=list)
-    pruned_floor: float = math.inf    # least bound among parts pruned within the tolerance
-    nodes: int = 0
-    solves: int = 0
-    fixed_in: int = 0
-    fixed_out: int = 0
-    counter: Any = field(default_factory=itertools.count)
-    seen: dict[tuple[int, ...], float] = field(default_factory=dict)
-
-    @property
-    def cutoff(self) -> float:
-        """A part whose bound exceeds this cannot improve the incumbent by the tolerance."""
-        return self.ub * (1.0 - self.gap_tol) if math.isfinite(self.ub) else math.inf
-
-    def prune(self, bound: float) -> None:
-        self.pruned_floor = min(self.pruned_floor, bound)
-
-    def lower_bound(self, extra: float = math.inf) -> float:
-        """The certified bound: min over open nodes, pruned parts, ``extra`` and UB."""
-        open_min = self.heap[0].bound if self.heap else math.inf
-        return min(open_min, self.pruned_floor, extra, self.ub)
-
-    def push(self, bound: float, F1: tuple[int, ...], free: np.ndarray, k: int,
-             W: np.ndarray, alpha: np.ndarray | None) -> None:
-        packed = np.packbits(free.astype(bool))
-        a = None if alpha is None else alpha.astype(np.float32)
-        heapq.heappush(self.heap, Node(bound, next(self.counter), F1, packed, k,
-                                       W.astype(np.int32), a))
-
-    candidates: np.ndarray | None = None   # features for the swap search (root ranking)
-    best_key: tuple[int, ...] = ()
-
-    def value(self, support: list[int]) -> float:
-        """The SVM (1) on a support (cached); keeps it when it improves UB."""
-        key = tuple(sorted(int(j) for j in support))
-        if not key:
-            return math.inf
-        if key not in self.seen:
-            res = fast_support(self.problem, list(key), self.plan)
-            self.seen[key] = res.objective
-            if res.objective < self.ub:
-                self.ub, self.best, self.best_key = res.objective, res, key
-        return self.seen[key]
-
-    def try_support(self, support: list[int]) -> None:
-        """Evaluate a support; a new incumbent is improved by the swap search."""
-        before = self.ub
-        self.value(support)
-        if self.ub < before and self.candidates is not None:
-            self.swap_search()
-
-    def swap_search(self, share: float = 0.05) -> None:
-        """First-improvement 1-swap local search from the incumbent over ``candidates``,
-        within ``share`` of the remaining time (a heuristic: UB only)."""
-        clock = self.plan.clock
-        stop = clock.elapsed() + (share * clock.remaining() if clock.limit else 60.0)
-        improved = True
-        while improved and clock.elapsed() < stop:
-            improved = False
-            S, cur = list(self.best_key), self.ub
-            for i, j in itertools.product(range(len(S)), self.candidates):
-                if j in S or clock.elapsed() >= stop:
-                    continue
-                if self.value(S[:i] + [int(j)] + S[i + 1:]) < cur - 1e-12 * abs(cur):
-                    improved = True
-                    break
-
-
-FAST_SVM_MAX_M = 600   # libsvm on the m x m Gram matrix up to this many samples
-
-
-def fast_support(problem: FSLinearProblem, support: list[int], plan: SolverPlan) -> Result:
-    """A feasible point of (2) on ``support``: the SVM (1) by libsvm's SMO on X_S X_S' (small
-    m, no QP solver chosen; tol 1e-6, at most 10^5 iterations, then the optimal intercept for
-    its w) or by the plan's QP solver. The objective is always recomputed exactly from
-    (w, b), so it is a true upper bound; the final incumbent is re-solved by the QP solver."""
-    import warnings
-
-    from sparsekm.models.fs_linear import point_result
-    from sparsekm.solvers.smo import solve_svm_dual
-    from sparsekm.solvers.smo.certificate import optimal_intercept
-
-    p = problem
-    if plan.qp_solver is not None or p.m > FAST_SVM_MAX_M:
-        return support_result(p, support, plan, method="bnb")
-    XS = p.X[:, support]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        r = solve_svm_dual(XS @ XS.T, p.y, p.C, tol=1e-6, max_iter=100_000,
-                           check_input=False)
-    w = np.zeros(p.n)
-    w[support] = XS.T @ r.values["dual_coef"]
-    g = XS @ w[support]
-    b = optimal_intercept(g, p.y)
-    res = point_result(p, w, b, method="bnb")
-    alt = point_result(p, w, float(r.values["b"]), method="bnb")
-    return alt if alt.objective < res.objective else res
-
-
-def _free_mask(node: Node, n: int) -> np.ndarray:
-    return np.unpackbits(node.free, count=n).astype(bool)
-
-
-def _screen(tree: Tree, nb: NodeBound, F1: list[int], free: np.ndarray,
-            k: int) -> tuple[list[int], np.ndarray, int]:
+def _screen(nb: NodeBound, F1: list[int], free: np.ndarray, k: int, cutoff: float,
+            out: Outcome) -> tuple[list[int], np.ndarray, int]:
     """Reduced-cost-like fixing at the node's alpha (valid bounds of the one-feature children).
 
     For j among the k largest s_j^2 of the free features, the child z_j = 0 has bound
     g + (s_j^2 - s_(k+1)^2)/2; for j outside them, the child z_j = 1 has bound
-    g + (s_(k)^2 - s_j^2)/2. A child above the cutoff is pruned: j is fixed in (resp. out).
+    g + (s_(k)^2 - s_j^2)/2. A child at or above the cutoff is pruned (into ``out.pruned``):
+    j is fixed in (resp. out).
     """
     s2f = nb.s2[free]
     order = np.argsort(-s2f, kind="stable")
@@ -171,19 +56,16 @@ def _screen(tree: Tree, nb: NodeBound, F1: list[int], free: np.ndarray,
     top[order[:k]] = True
     out_child = nb.bound + 0.5 * (s2f - sk1)
     in_child = nb.bound + 0.5 * (sk - s2f)
-    fix_in = top & (out_child > tree.cutoff)
-    fix_out = ~top & (in_child > tree.cutoff)
+    fix_in = top & (out_child >= cutoff)
+    fix_out = ~top & (in_child >= cutoff)
     if fix_in.any():
-        tree.prune(float(out_child[fix_in].min()))
+        out.pruned = min(out.pruned, float(out_child[fix_in].min()))
     if fix_out.any():
-        tree.prune(float(in_child[fix_out].min()))
-    tree.fixed_in += int(fix_in.sum())
-    tree.fixed_out += int(fix_out.sum())
+        out.pruned = min(out.pruned, float(in_child[fix_out].min()))
+    out.stats["fixed_in"] = out.stats.get("fixed_in", 0) + int(fix_in.sum())
+    out.stats["fixed_out"] = out.stats.get("fixed_out", 0) + int(fix_out.sum())
     F1 = F1 + [int(j) for j in free[fix_in]]
     return F1, free[~(fix_in | fix_out)], k - int(fix_in.sum())
-
-
-BRANCHING = ("fractional", "largest", "smallest")
 
 
 def _branch_feature(nb: NodeBound, free: np.ndarray, rule: str) -> int | None:
@@ -202,73 +84,204 @@ def _branch_feature(nb: NodeBound, free: np.ndarray, rule: str) -> int | None:
     return int(Wf[int(np.argmax(score))])
 
 
-def _leaf(tree: Tree, F1: list[int], free: np.ndarray, k: int) -> bool:
-    """k = 0 or |free| <= k: the node holds one best support; evaluate it exactly."""
-    if k > 0 and free.size > k:
-        return False
-    tree.try_support(F1 + ([int(j) for j in free] if k > 0 else []))
-    return True
-
-
-def _process(tree: Tree, node: Node, rule: str) -> None:
-    p, n = tree.problem, tree.problem.n
-    F1, free, k = list(node.F1), np.flatnonzero(_free_mask(node, n)), node.k
-    if _leaf(tree, F1, free, k):
-        return
-    nb = solve_node(p, tree.plan, np.asarray(F1, int), free, k, ub=tree.cutoff,
-                    warm=(node.W, None if node.alpha is None else node.alpha.astype(float)))
-    tree.solves += nb.solves
-    bound = max(nb.bound, node.bound)
-    sel = nb.W[nb.v > 0.5]                                   # rounding heuristic
-    rank = sel[np.argsort(-(nb.v[nb.v > 0.5] + 1e-9 * nb.s2[sel]), kind="stable")]
-    pad = free[np.argsort(-nb.s2[free], kind="stable")]
-    cand = list(dict.fromkeys([int(j) for j in rank] + [int(j) for j in pad]))[:k]
-    tree.try_support(F1 + cand)
-    if bound > tree.cutoff:
-        tree.prune(bound)
-        return
-    F1, free, k = _screen(tree, nb, F1, free, k)
-    if _leaf(tree, F1, free, k):
-        return
-    j = _branch_feature(nb, free, rule)
-    if j is None:             # integral relaxation: its support was just evaluated; branch on
-        fin = [int(i) for i in nb.W[nb.v > 0.5] if i in set(free.tolist())]   # the weakest
-        j = min(fin, key=lambda i: nb.s2[i]) if fin else int(free[0])
-    rest = free[free != j]
+def _node(F1: tuple[int, ...] | list[int], free: np.ndarray, n: int, k: int, W: np.ndarray,
+          alpha: np.ndarray | None) -> dict[str, Any]:
+    """A node as plain data: F1 fixed in, the free features (packed mask), the budget k left,
+    the working set and multipliers to start from."""
     mask = np.zeros(n, bool)
-    mask[rest] = True
-    tree.push(bound, tuple(F1) + (j,), mask, k - 1, nb.W_next, nb.alpha)
-    tree.push(bound, tuple(F1), mask, k, nb.W_next, nb.alpha)
+    mask[free] = True
+    return {"F1": np.asarray(F1, np.int32), "free": np.packbits(mask), "k": np.int64(k),
+            "W": np.asarray(W, np.int32),
+            "alpha": None if alpha is None else np.asarray(alpha, np.float32)}
 
 
-def _initial_incumbent(tree: Tree, root: NodeBound, search: Search, root_search: str,
-                       share: float) -> None:
-    """The relaxed top-B support, then Algorithm 1 or 2 ranked by the root relaxation, the
-    latter within ``share`` of the remaining time (when there is a limit)."""
-    from dataclasses import replace
+def _split(items: list[Any], k: int) -> list[list[Any]]:
+    """``items`` in at most ``k`` contiguous parts of near-equal size (one task per worker)."""
+    cuts = np.linspace(0, len(items), min(k, len(items)) + 1).astype(int)
+    return [items[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
 
-    p, plan = tree.problem, tree.plan
-    v = np.zeros(p.n)
-    v[root.W] = root.v
-    u = 1.0 - v - 1e-9 * root.s2 / max(float(root.s2.max()), 1e-300)   # DSCoP-style ranking
-    order = np.argsort(u, kind="stable")
-    tree.candidates = order[:min(p.n, p.B + 40)]
-    tree.try_support(list(order[:p.B]))
-    if root_search == "none" or plan.clock.expired():
-        return
-    rem = plan.clock.remaining()
-    sub = replace(plan, time_limit=max(share * rem, 0.01) if math.isfinite(rem) else 60.0,
-                  deadline=None, verbose=False).start()
-    if root_search == "local-bnb":     # Algorithm 1's restricted problem, solved by bnb
-        K = np.sort(order[:min(p.n, 2 * p.B + search.k)])
-        if K.size > p.B:
-            subp = replace(p, X=p.X[:, K], cardinality="le")
-            h = bnb(subp, sub, root_search="none", gap_tol=tree.gap_tol)
-            tree.try_support([int(K[j]) for j in h.selected])
-        return
-    h = run_strategy(p, sub, replace(search, strategy=root_search), u)
-    if h.has_solution and h.selected is not None:
-        tree.try_support(list(h.selected))
+
+def _flatten(parts: list[list[Any]]) -> list[Any]:
+    return [x for part in parts for x in part]
+
+
+def _warm_up() -> None:
+    """Load the node solver's compiled code (numba cache) and libsvm in a fresh worker."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((12, 4))
+    y = np.where(np.arange(12) % 2 == 0, 1.0, -1.0)
+    p = FSLinearProblem(X, y, B=2, C=1.0)
+    solve_node(p, SolverPlan(), np.zeros(0, int), np.arange(4), 2)
+    fast_support(p, [0, 1], SolverPlan())
+
+
+@dataclass
+class LinearTree(TreeProblem):
+    """Paper D's problem (2) for the tree engine: a node fixes ``F1`` in, leaves ``free``
+    undecided with budget ``k``; its bound is the node's perspective relaxation."""
+
+    problem: FSLinearProblem
+    plan: SolverPlan
+    gap_tol: float = 1e-4
+    branching: str = "fractional"
+    extra: int = 30
+    root_search: str = "local-bnb"
+    search: Search = Search()
+    heuristic_share: float = 0.25
+    swap_passes: int = 10
+    candidates: np.ndarray | None = None
+
+    name = "bnb"
+    warm_up = staticmethod(_warm_up)
+
+    @property
+    def node_solver(self) -> str:  # type: ignore[override]
+        if self.plan.relax_solver is None and self.problem.m <= NATIVE_MAX_M:
+            return "native-ipm"
+        return self.plan.relax_solver or "default-socp"
+
+    def key(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        p = self.problem
+        return ({"X": p.X, "y": p.y},
+                {"C": p.C, "B": p.B, "cardinality": p.cardinality, "gap_tol": self.gap_tol,
+                 "branching": self.branching, "extra": self.extra,
+                 "root_search": self.root_search, "search": repr(self.search),
+                 "swap_passes": self.swap_passes, "relax_solver": self.plan.relax_solver,
+                 "qp_solver": self.plan.qp_solver})
+
+    def describe(self) -> str:
+        p = self.problem
+        return f"fs-linear bnb on m={p.m}, n={p.n}, B={p.B}, C={p.C:g}"
+
+    def new_cache(self) -> dict[tuple[int, ...], float]:
+        return {}
+
+    def _incumbent(self, ub: float, seen: dict, deadline: Any) -> Incumbent:
+        return Incumbent(self.problem, self.plan, ub, seen, self.candidates, deadline,
+                         self.swap_passes)
+
+    def root(self, ctx: Any) -> Start:
+        """The root relaxation, the first incumbent (:func:`root_incumbent`), the root node;
+        each step a checkpointed stage."""
+        p, plan = self.problem, ctx.plan
+        inc = self._incumbent(math.inf, {}, None)
+        if ctx.workers > 1:                        # the root's swap searches on the workers
+            inc.evaluate_many = lambda keys: _flatten(ctx.map("support_values",
+                                                              _split(keys, ctx.workers)))
+            inc.chunk = 2 * ctx.workers
+        start = Start()
+        if p.n <= p.B:
+            inc.value(list(range(p.n)))
+            start.solutions = inc.solutions
+            return start
+        rel = ctx.stage("relaxation", self._root_relaxation)
+        rc = RootContext(p, ctx, inc, self.search, self.heuristic_share, self.gap_tol)
+        root_incumbent(rc, rel["v"], rel["s2"], self.root_search)
+        self.candidates = inc.candidates
+        bound = float(rel["bound"])
+        start.solutions = inc.solutions
+        start.nodes = [(bound, _node((), np.arange(p.n), p.n, p.B, rel["W_next"],
+                                     rel["alpha"]))]
+        start.stats = {"socp_solves": int(rel["solves"]), "supports_evaluated": inc.evaluated}
+        start.arrays = {"candidates": inc.candidates}
+        start.info = {"root_bound": bound}
+        plan.progress(f"bnb root: bound {bound:.6g} UB {inc.ub:.6g} "
+                      f"gap {relative_gap(inc.ub, bound) or 0:.3e}")
+        return start
+
+    def _root_relaxation(self) -> dict[str, Any]:
+        """The root node's perspective relaxation as plain data (v and s^2 on all features)."""
+        p = self.problem
+        root = solve_node(p, self.plan, np.zeros(0, int), np.arange(p.n), p.B, extra=self.extra)
+        v = np.zeros(p.n)
+        v[root.W] = root.v
+        return {"bound": np.float64(root.bound), "alpha": root.alpha, "s2": root.s2, "v": v,
+                "W_next": root.W_next, "solves": np.int64(root.solves)}
+
+    def support_values(self, work: Work, keys: list[tuple[int, ...]],
+                       deadline: Any) -> list[float]:
+        """Objectives of (2) on the supports ``keys`` (a root heuristic's batch, on a worker;
+        cached in the worker's ``seen``)."""
+        seen = work.cache
+        for key in keys:
+            if key not in seen:
+                seen[key] = support_value(self.problem, self.plan, key)
+        return [seen[k] for k in keys]
+
+    def restore(self, arrays: dict[str, Any], info: dict[str, Any]) -> None:
+        cand = arrays.get("candidates")
+        self.candidates = None if cand is None else np.asarray(cand, np.int64)
+
+    def _leaf(self, inc: Incumbent, F1: list[int], free: np.ndarray, k: int) -> bool:
+        """k = 0 or |free| <= k: the node holds one best support; evaluate it exactly."""
+        if k > 0 and free.size > k:
+            return False
+        inc.offer(F1 + ([int(j) for j in free] if k > 0 else []))
+        return True
+
+    def process(self, work: Work, node: dict[str, Any], bound: float, ub: float,
+                deadline: Any) -> Outcome:
+        """Solve the node's relaxation; round it (incumbent); prune, fix, or branch on the
+        most fractional relaxed z_j (children inherit the bound, working set and alpha)."""
+        p, n = self.problem, self.problem.n
+        out = Outcome()
+        inc = self._incumbent(ub, work.cache, deadline)
+        F1 = [int(j) for j in node["F1"]]
+        free = np.flatnonzero(np.unpackbits(node["free"], count=n).astype(bool))
+        k = int(node["k"])
+        try:
+            if self._leaf(inc, F1, free, k):
+                return out
+            alpha = node.get("alpha")
+            nb = solve_node(p, self.plan, np.asarray(F1, int), free, k,
+                            ub=self.cutoff(inc.ub), extra=self.extra,
+                            warm=(node["W"], None if alpha is None else alpha.astype(float)))
+            out.stats["socp_solves"] = nb.solves
+            b = max(nb.bound, bound)
+            sel = nb.W[nb.v > 0.5]                                   # rounding heuristic
+            rank = sel[np.argsort(-(nb.v[nb.v > 0.5] + 1e-9 * nb.s2[sel]), kind="stable")]
+            pad = free[np.argsort(-nb.s2[free], kind="stable")]
+            cand = list(dict.fromkeys([int(j) for j in rank] + [int(j) for j in pad]))[:k]
+            inc.offer(F1 + cand)
+            if b >= self.cutoff(inc.ub):
+                out.pruned = b
+                return out
+            F1, free, k = _screen(nb, F1, free, k, self.cutoff(inc.ub), out)
+            if self._leaf(inc, F1, free, k):
+                return out
+            j = _branch_feature(nb, free, self.branching)
+            if j is None:     # integral relaxation: its support was just evaluated; branch on
+                fin = [int(i) for i in nb.W[nb.v > 0.5] if i in set(free.tolist())]  # the
+                j = min(fin, key=lambda i: nb.s2[i]) if fin else int(free[0])        # weakest
+            rest = free[free != j]
+            out.children = [(b, _node(tuple(F1) + (j,), rest, n, k - 1, nb.W_next, nb.alpha)),
+                            (b, _node(F1, rest, n, k, nb.W_next, nb.alpha))]
+            return out
+        finally:
+            out.solutions = inc.solutions
+            out.stats["supports_evaluated"] = inc.evaluated
+
+    def finish(self, search: Any) -> Result:
+        """The incumbent re-solved by the QP solver, the certified bound, the termination."""
+        p, plan = self.problem, self.plan
+        key = [int(j) for j in search.best["support"]]
+        best = fast_support(p, key, plan)
+        assert best.selected is not None
+        polished = support_result(p, best.selected, plan, method="bnb")
+        if polished.objective < best.objective:                 # the QP solver's 1e-10 point
+            best = polished
+        lb = search.lower_bound()
+        best.solution_status = SolutionStatus.FEASIBLE
+        res = finish(best, "bnb", search.plan, lb,
+                     search.termination == "time_limit",
+                     root_bound=search.info.get("root_bound"), gap_tol=self.gap_tol)
+        if search.termination == "node_limit":
+            res.termination = Termination.ITERATION_LIMIT
+        elif search.termination == "error":
+            res.termination = Termination.ERROR
+        res.solver = self.node_solver
+        res.certify(lb, tol=self.gap_tol)
+        return res
 
 
 @register("fs-linear", "method", "bnb",
@@ -277,7 +290,9 @@ def _initial_incumbent(tree: Tree, root: NodeBound, search: Search, root_search:
 def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search(),
         root_search: str = "local-bnb", heuristic_share: float = 0.25,
         gap_tol: float = 1e-4, node_limit: int | None = None, extra: int = 30,
-        branching: str = "fractional", log_every: float = 5.0) -> Result:
+        branching: str = "fractional", log_every: float = 5.0, workers: int = 1,
+        checkpoint: str | None = None, scheduler: str | None = None,
+        batch: int | None = None) -> Result:
     """Certified optimum of FS-SVM (2) (paper D) by best-first branch and bound on z.
 
     Node bound: the perspective relaxation DSCoP (13) of the node, certified at a feasible
@@ -293,9 +308,12 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
     relaxation (``search``'s k / rho / cop_form; MIQPs by ``plan.solver`` within
     ``plan.subproblem_time_limit``); every new incumbent is improved by 1-swaps.
 
-    The returned bound is min(open nodes, pruned parts, incumbent): valid at every stop, so a
-    time or node limit returns the incumbent with its certified gap. ``extra`` records nodes,
-    SOCP solves, fixings, the root bound and the open nodes left.
+    The search runs on the tree engine (:mod:`sparsekm.algorithms.tree`): ``workers`` local
+    processes (or the Dask ``scheduler``), ``batch`` nodes per batch (default: one per
+    worker), resumable from ``checkpoint`` (a path). The returned bound is min(open nodes,
+    pruned parts, incumbent): valid at every stop, so a time or node limit returns the
+    incumbent with its certified gap. ``extra`` records nodes (this call), nodes_total,
+    SOCP solves, fixings, the root bound, the open nodes left and the workers.
     """
     if root_search not in ROOT_SEARCHES:
         raise ValueError(f"root_search={root_search!r}: use one of {ROOT_SEARCHES}")
@@ -305,57 +323,8 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
         raise ValueError(f"heuristic_share={heuristic_share} must be in (0, 1]")
     if not 0 <= gap_tol < 1:
         raise ValueError(f"gap_tol={gap_tol} must be in [0, 1)")
-    plan = plan.start()
-    p, n = problem, problem.n
-    tree = Tree(p, plan, gap_tol)
-    root_free = np.arange(n)
-    if n <= p.B:
-        tree.try_support(list(range(n)))
-        return _result(tree, plan, None, False)
-    root = solve_node(p, plan, np.zeros(0, int), root_free, p.B, extra=extra)
-    tree.solves += root.solves
-    _initial_incumbent(tree, root, search, root_search, heuristic_share)
-    tree.push(root.bound, (), np.ones(n, bool), p.B, root.W_next, root.alpha)
-    plan.progress(f"bnb root: bound {root.bound:.6g} UB {tree.ub:.6g} "
-                  f"gap {relative_gap(tree.ub, root.bound) or 0:.3e}")
-    timed_out, last = False, time.perf_counter()
-    while tree.heap:
-        if tree.heap[0].bound > tree.cutoff:
-            tree.prune(tree.heap[0].bound)
-            tree.heap.clear()
-            break
-        if plan.clock.expired() or (node_limit is not None and tree.nodes >= node_limit):
-            timed_out = plan.clock.expired()
-            break
-        node = heapq.heappop(tree.heap)
-        tree.nodes += 1
-        try:
-            _process(tree, node, branching)
-        except Exception:
-            heapq.heappush(tree.heap, node)       # keep its bound: the result stays valid
-            raise
-        if plan.verbose and time.perf_counter() - last >= log_every:
-            last = time.perf_counter()
-            lb = tree.lower_bound()
-            plan.progress(f"bnb {plan.clock.elapsed():7.1f}s nodes {tree.nodes} open "
-                          f"{len(tree.heap)} LB {lb:.6g} UB {tree.ub:.6g} "
-                          f"gap {relative_gap(tree.ub, lb) or 0:.3e}")
-    return _result(tree, plan, root, timed_out)
-
-
-def _result(tree: Tree, plan: SolverPlan, root: NodeBound | None, timed_out: bool) -> Result:
-    best = tree.best
-    assert best is not None and best.selected is not None
-    polished = support_result(tree.problem, best.selected, plan, method="bnb")
-    if polished.objective < best.objective:                   # the QP solver's 1e-10 point
-        best, tree.ub = polished, polished.objective
-    lb = tree.lower_bound()
-    best.solution_status = SolutionStatus.FEASIBLE
-    res = finish(best, "bnb", plan, lb, timed_out, nodes=tree.nodes, socp_solves=tree.solves,
-                 open_nodes=len(tree.heap), fixed_in=tree.fixed_in,
-                 fixed_out=tree.fixed_out, root_bound=None if root is None else root.bound,
-                 supports_evaluated=len(tree.seen), gap_tol=tree.gap_tol)
-    if res.termination is not Termination.TIME_LIMIT and tree.heap:
-        res.termination = Termination.ITERATION_LIMIT        # node limit
-    res.certify(lb, tol=tree.gap_tol)
-    return res
+    opts = SearchOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint,
+                         batch=batch, node_limit=node_limit, log_every=log_every)
+    tree = LinearTree(problem, replace(plan, deadline=None, executor=None, verbose=False),
+                      gap_tol, branching, extra, root_search, search, heuristic_share)
+    return run(tree, plan, opts)

@@ -90,12 +90,12 @@ def full_svm_dual(problem: FSLinearProblem) -> np.ndarray:
     import warnings
 
     from sparsekm.solvers.linear_svm import feasible_dual
-    from sparsekm.solvers.smo import solve_svm_dual
+    from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = solve_svm_dual(p.X @ p.X.T, p.y, p.C, tol=1e-6, max_iter=1_000_000,
-                           check_input=False)
+        r = solve_svm_dual(p.X @ p.X.T, p.y, p.C, options=SVMDualOptions(
+            tol=1e-6, max_iter=1_000_000, check_input=False))
     alpha = np.empty(p.m)
     feasible_dual(p.y, np.asarray(r.values["alpha"], float), float(p.C), alpha)
     return alpha

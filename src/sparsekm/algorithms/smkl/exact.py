@@ -20,13 +20,15 @@ B_node = {beta in the simplex, beta_I0 = 0, |supp(beta) minus I1| <= k0 - |I1|}.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import time
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from sparsekm.algorithms.tree import Outcome, SearchOptions, Start, TreeProblem, Work, run
+from sparsekm.models.smkl.objective import evaluate
 from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.models.smkl.subproblems import lagrangian_bound
 from sparsekm.registry import register
@@ -36,26 +38,30 @@ from sparsekm.solvers import SolutionStatus, SolverPlan, Termination
 from .abr import abr_run, random_start
 from .result import method_result
 
-__all__ = ["enumerate_supports", "exact"]
+__all__ = ["SMKLTree", "enumerate_supports", "exact"]
 
 
 class _Pool:
-    """SVM solutions (alpha, d, sum alpha) met so far: every one bounds every node."""
+    """SVM solutions (alpha, d) met so far: every one bounds every node. ``base`` entries come
+    from the search's shared log; the rest were met by this task (and go back to the log)."""
 
-    def __init__(self) -> None:
-        self.alphas: list[np.ndarray] = []
-        self.d: list[np.ndarray] = []
+    def __init__(self, shared: list[dict[str, Any]]) -> None:
+        self.alphas = [e["alpha"] for e in shared]
+        self.d = [e["d"] for e in shared]
+        self.base = len(self.alphas)
 
     def add(self, alpha: np.ndarray, d: np.ndarray) -> None:
         self.alphas.append(alpha)
         self.d.append(d)
 
-    def bound(self, problem: SMKLProblem, I0: frozenset, I1: frozenset
-              ) -> tuple[float, np.ndarray, int]:
+    def new_entries(self) -> list[dict[str, Any]]:
+        return [{"alpha": a, "d": d} for a, d in zip(self.alphas[self.base:],
+                                                      self.d[self.base:])]
+
+    def bound(self, problem: SMKLProblem, I0: tuple, I1: tuple) -> tuple[float, np.ndarray, int]:
         best, arg, idx = -np.inf, None, -1
         for i, (a, d) in enumerate(zip(self.alphas, self.d)):
-            lb, beta = lagrangian_bound(d, float(a.sum()), problem.lam, problem.k0,
-                                        tuple(I0), tuple(I1))
+            lb, beta = lagrangian_bound(d, float(a.sum()), problem.lam, problem.k0, I0, I1)
             if lb > best:
                 best, arg, idx = lb, beta, i
         return best, arg, idx
@@ -68,93 +74,165 @@ class _Pool:
         return [(self.alphas[i], self.d[i]) for i in order]
 
 
-def _leaf_support(problem: SMKLProblem, I0: frozenset, I1: frozenset) -> list[int] | None:
+def _leaf_support(problem: SMKLProblem, I0: tuple, I1: tuple) -> list[int] | None:
     if len(I1) >= problem.k0:
         return sorted(I1)
     allowed = [i for i in range(problem.q) if i not in I0]
     return allowed if len(allowed) <= problem.k0 else None
 
 
+class _Task:
+    """A task's pool, incumbent value and counters."""
+
+    def __init__(self, tree: SMKLTree, shared: list, ub: float) -> None:
+        self.tree, self.pool, self.ub = tree, _Pool(shared), ub
+        self.solutions: list[tuple[float, tuple, dict]] = []
+        self.svm = 0
+
+    def absorb(self, run: dict[str, Any]) -> None:
+        for e in run["evals"]:
+            self.pool.add(e.alpha, e.d)
+            self.svm += 1
+            self.offer(e.upper, e.beta)
+
+    def offer(self, upper: float, beta: np.ndarray) -> None:
+        if upper < self.ub:
+            self.ub = upper
+            self.solutions.append((upper, (), {"beta": np.asarray(beta, float)}))
+
+    def outcome(self, out: Outcome) -> Outcome:
+        out.solutions, out.shared = self.solutions, self.pool.new_entries()
+        out.stats["svm_solves"] = out.stats.get("svm_solves", 0) + self.svm
+        return out
+
+
+def _node(I0: tuple, I1: tuple) -> dict[str, Any]:
+    return {"I0": np.array(sorted(I0), np.int32), "I1": np.array(sorted(I1), np.int32)}
+
+
+def _warm_up() -> None:
+    """Load libsvm and the GSSP code in a fresh worker."""
+    from sparsekm.models.smkl.subproblems import beta_step
+
+    beta_step(np.array([1.0, 2.0, 0.5]), 1.0, 2, (), ())
+
+
+@dataclass
+class SMKLTree(TreeProblem):
+    """Paper B's (4) for the tree engine: a node excludes ``I0`` and forces ``I1``."""
+
+    problem: SMKLProblem
+    plan: SolverPlan = SolverPlan()
+    starts: int = 3
+    seed: int = 0
+    tol: float = 1e-4
+    node_abr_iter: int = 5
+
+    name = "exact"
+    gap_floor = 1.0          # prune at UB - tol max(1, |UB|)
+    node_solver = "libsvm"
+    warm_up = staticmethod(_warm_up)
+
+    @property
+    def gap_tol(self) -> float:  # type: ignore[override]
+        return self.tol
+
+    def key(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        p = self.problem
+        return ({"X": p.X, "y": p.y},
+                {"kernels": repr(p.labels), "k0": p.k0, "C": p.C, "lam": p.lam,
+                 "normalize": getattr(p, "normalize", None), "starts": self.starts,
+                 "seed": self.seed, "tol": self.tol, "node_abr_iter": self.node_abr_iter,
+                 "relax_solver": self.plan.relax_solver})
+
+    def describe(self) -> str:
+        p = self.problem
+        return f"smkl exact on m={p.m}, q={p.q} kernels, k0={p.k0}, lam={p.lam:g}"
+
+    def root(self, ctx: Any) -> Start:
+        """Multistart ABR (Algorithm 1): the first incumbent and the pool's first entries."""
+        p = self.problem
+        task = _Task(self, [], np.inf)
+        rng = np.random.default_rng(self.seed)
+        for _ in range(max(self.starts, 1)):
+            task.absorb(abr_run(p, random_start(p.q, p.k0, rng), deadline=ctx.plan.clock))
+        lb = task.pool.bound(p, (), ())[0]
+        out = task.outcome(Outcome())
+        return Start(nodes=[(lb, _node((), ()))], solutions=out.solutions,
+                     shared=out.shared, stats=out.stats)
+
+    def process(self, work: Work, node: dict[str, Any], bound: float, ub: float,
+                deadline: Any) -> Outcome:
+        """A leaf: (4) on its support by cutting planes; else node ABR, the pool bound, and
+        branching on the free kernel with the largest weight in the bound's minimizer."""
+        p, out = self.problem, Outcome()
+        task = _Task(self, work.shared, ub)
+        I0, I1 = tuple(int(i) for i in node["I0"]), tuple(int(i) for i in node["I1"])
+        S = _leaf_support(p, I0, I1)
+        if S is not None:
+            out.stats["leaves_solved"] = 1
+            plan = replace(self.plan, deadline=deadline)
+            r = kelley(p, S=S, alphas=task.pool.top(p, S, 10), tol=self.tol / 4,
+                       cutoff=self.cutoff(task.ub), plan=plan)
+            for a, d in r["alphas"]:
+                task.pool.add(a, d)
+            task.svm += r["iterations"] + 1
+            if r["upper"] < task.ub:
+                e = evaluate(p, r["beta"])
+                task.offer(e.upper, e.beta)
+            lb = max(bound, r["bound"])
+            if r["termination"] in ("time_limit", "error") and r["bound"] < self.cutoff(task.ub):
+                out.children = [(lb, node)]
+                out.stop = "time_limit" if r["termination"] == "time_limit" else "error"
+            else:
+                out.pruned = lb
+            return task.outcome(out)
+        lb2, beta_b, _ = task.pool.bound(p, I0, I1)
+        if self.node_abr_iter > 0:
+            task.absorb(abr_run(p, beta_b, max_iter=self.node_abr_iter, deadline=deadline,
+                                node=(I0, I1)))
+            lb2, beta_b, _ = task.pool.bound(p, I0, I1)
+        lb2 = max(bound, lb2)
+        if lb2 >= self.cutoff(task.ub):
+            out.pruned = lb2
+            return task.outcome(out)
+        free = [i for i in range(p.q) if i not in I0 and i not in I1]
+        j = max(free, key=lambda i: (beta_b[i], -i))
+        for c0, c1 in ((I0, I1 + (j,)), (I0 + (j,), I1)):
+            clb = max(lb2, task.pool.bound(p, c0, c1)[0])
+            out.children.append((clb, _node(c0, c1)))
+        return task.outcome(out)
+
+    def finish(self, search: Any) -> Any:
+        inc = evaluate(self.problem, search.best["beta"])
+        term = {"time_limit": Termination.TIME_LIMIT, "error": Termination.ERROR,
+                "node_limit": Termination.ITERATION_LIMIT}.get(search.termination,
+                                                                Termination.CONVERGED)
+        res = method_result(self.problem, "exact", time.perf_counter(), evaluation=inc,
+                            bound=search.lower_bound(), termination=term, tol=self.tol,
+                            leaves_solved=int(search.stats.get("leaves_solved", 0)))
+        if term is Termination.CONVERGED:
+            res.solution_status = SolutionStatus.OPTIMAL
+        return res
+
+
 @register("smkl", "method", "exact", paper="B", ref="Section 4.2 (branch-and-bound on z)",
           problem_class="MISDP")
 def exact(problem: SMKLProblem, plan: SolverPlan | None = None, *, starts: int = 3,
-          seed: int = 0, tol: float = 1e-4, node_abr_iter: int = 5) -> Any:
-    """Best-first branch-and-bound on z with ABR incumbents and Lagrangian / (14) bounds."""
-    plan = (plan or SolverPlan()).start()
-    t0 = time.perf_counter()
-    clock, k0, q = plan.clock, problem.k0, problem.q
-    pool = _Pool()
-    rng = np.random.default_rng(seed)
-    inc = None
-    n_svm = 0
+          seed: int = 0, tol: float = 1e-4, node_abr_iter: int = 5, workers: int = 1,
+          checkpoint: str | None = None, scheduler: str | None = None,
+          batch: int | None = None) -> Any:
+    """Best-first branch-and-bound on z with ABR incumbents and Lagrangian / (14) bounds.
 
-    def absorb(run: dict[str, Any]) -> None:
-        nonlocal inc, n_svm
-        for e in run["evals"]:
-            pool.add(e.alpha, e.d)
-            n_svm += 1
-            if inc is None or e.upper < inc.upper:
-                inc = e
-
-    for _ in range(max(starts, 1)):
-        absorb(abr_run(problem, random_start(q, k0, rng), deadline=clock))
-    counter = itertools.count()
-    root = (frozenset(), frozenset())
-    heap = [(pool.bound(problem, *root)[0], next(counter), root)]
-    closed_lb, nodes, leaves = np.inf, 0, 0
-    cutoff = lambda: inc.upper - tol * max(1.0, abs(inc.upper))  # noqa: E731
-    term = Termination.CONVERGED
-    while heap:
-        lb, _, (I0, I1) = heapq.heappop(heap)
-        if lb >= cutoff():
-            closed_lb = min(closed_lb, lb)
-            continue
-        if clock.expired():
-            heapq.heappush(heap, (lb, next(counter), (I0, I1)))
-            term = Termination.TIME_LIMIT
-            break
-        nodes += 1
-        S = _leaf_support(problem, I0, I1)
-        if S is not None:
-            leaves += 1
-            r = kelley(problem, S=S, alphas=pool.top(problem, S, 10), tol=tol / 4,
-                       cutoff=cutoff(), plan=plan)
-            for a, d in r["alphas"]:
-                pool.add(a, d)
-            n_svm += r["iterations"] + 1
-            if r["upper"] < inc.upper:
-                from sparsekm.models.smkl.objective import evaluate
-
-                inc = evaluate(problem, r["beta"])
-            if r["termination"] in ("time_limit", "error") and r["bound"] < cutoff():
-                heapq.heappush(heap, (max(lb, r["bound"]), next(counter), (I0, I1)))
-                term = Termination.TIME_LIMIT if r["termination"] == "time_limit" \
-                    else Termination.ERROR
-                break
-            closed_lb = min(closed_lb, max(lb, r["bound"]))
-            continue
-        lb2, beta_b, _ = pool.bound(problem, I0, I1)
-        if node_abr_iter > 0:
-            absorb(abr_run(problem, beta_b, max_iter=node_abr_iter, deadline=clock,
-                           node=(tuple(I0), tuple(I1))))
-            lb2, beta_b, _ = pool.bound(problem, I0, I1)
-        lb2 = max(lb, lb2)
-        if lb2 >= cutoff():
-            closed_lb = min(closed_lb, lb2)
-            continue
-        free = [i for i in range(q) if i not in I0 and i not in I1]
-        j = max(free, key=lambda i: (beta_b[i], -i))
-        for child in ((I0, I1 | {j}), (I0 | {j}, I1)):
-            clb = max(lb2, pool.bound(problem, *child)[0])
-            heapq.heappush(heap, (clb, next(counter), child))
-    open_lb = min((h[0] for h in heap), default=np.inf)
-    bound = min(closed_lb, open_lb, inc.upper)
-    res = method_result(problem, "exact", t0, evaluation=inc, bound=bound, termination=term,
-                        tol=tol, nodes=nodes, leaves_solved=leaves, svm_solves=n_svm,
-                        open_nodes=len(heap))
-    if term is Termination.CONVERGED:
-        res.solution_status = SolutionStatus.OPTIMAL
-    return res
+    Runs on the tree engine (:mod:`sparsekm.algorithms.tree`): ``workers`` local processes
+    (or the Dask ``scheduler``), ``batch`` nodes per batch, resumable from ``checkpoint``.
+    """
+    plan = plan or SolverPlan()
+    opts = SearchOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint,
+                         batch=batch)
+    tree = SMKLTree(problem, replace(plan, deadline=None, executor=None, verbose=False),
+                    starts, seed, tol, node_abr_iter)
+    return run(tree, plan, opts)
 
 
 @register("smkl", "method", "enumerate", paper="B", ref="eq. (4), support by support",

@@ -25,7 +25,7 @@ import numpy as np
 
 from sparsekm.kernels import anisotropic_rbf_kernel
 from sparsekm.kernels.anisotropic import pair_sq_diff_sum
-from sparsekm.solvers.smo import solve_svm_dual
+from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
 
 from .problem import MinMaxFSProblem, check_gamma
 
@@ -33,9 +33,11 @@ __all__ = ["LowerLevel", "kkt_residual", "lower_level", "penalty_gradient", "svm
 
 SVM_TOL = 1e-8  # the SVM's KKT tolerance inside the value function (gradients need it tight)
 ENGINES = ("libsvm", "smo")
-# The engine of the lower level. "smo" = sparsekm's compiled SMO warm-started from the previous
-# alpha; measured slower than libsvm's cold start on paper E's data (docs/minmax_fs.md).
-SVM_ENGINE = "libsvm"
+# The engine of the lower level: "smo" = sparsekm's compiled SMO warm-started from the previous
+# alpha (the first solve is cold libsvm). Measured against cold libsvm, fast route, one
+# process (benchmarks/results/minmax_fs_engine.json): 0.70x breast, 0.58x diabetes, 1.02x
+# lymphoma, 1.14x colorectal (m < 100), 0.73x in total (docs/minmax_fs.md).
+SVM_ENGINE = "smo"
 
 
 def svm_dual(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None = None,
@@ -44,9 +46,10 @@ def svm_dual(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | None =
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r}: choose one of {', '.join(ENGINES)}")
     if engine == "smo" and alpha0 is not None:
-        return solve_svm_dual(K, y, C, tol=tol, check_input=False, alpha0=alpha0,
-                              backend="smo")
-    return solve_svm_dual(K, y, C, tol=tol, check_input=False, backend="libsvm")
+        return solve_svm_dual(K, y, C, alpha0=alpha0, options=SVMDualOptions(
+            tol=tol, check_input=False, backend="smo"))
+    return solve_svm_dual(K, y, C, options=SVMDualOptions(tol=tol, check_input=False,
+                                                          backend="libsvm"))
 
 
 def kernel(X: np.ndarray, gamma: np.ndarray) -> np.ndarray:

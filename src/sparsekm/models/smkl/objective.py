@@ -1,15 +1,17 @@
 """The SMKL objective (4) at a given beta: one SVM dual (7) on K(beta), with its certificate.
 
 G(beta) = max_alpha f(alpha, beta) + lam ||beta||^2, where the max is the SVM dual (7) on
-K(beta) = sum_i beta_i K_i. The SVM is solved natively by libsvm, cold; weak duality brackets
+K(beta) = sum_i beta_i K_i. The SVM is solved natively (below); weak duality brackets
 its value: -D(alpha) <= max <= P(alpha, b*) (``sparsekm.solvers.smo.svm_duality``), so
 :class:`Evaluation` carries a certified upper value of (4) at beta as well as the dual value.
 
-Warm starts were measured and are not used: ABR (paper10, k0 = 2, C = 10, lam = 0.1, same
-process) with the compiled SMO engine warm-started from the previous alpha took 1.0-5.7x the
-time of cold libsvm (banknote 1.54x, ionosphere 1.74x, heart 5.73x, breast_cancer_diagnostic
-2.23x, spambase[:1500] 1.00x): successive best responses change the kernel weights a lot, and
-libsvm's shrinking wins cold. ``alpha0`` is accepted and ignored, so the switch stays one line.
+Warm starts: with ``alpha0`` the SVM is solved by the compiled SMO engine warm-started from it
+(``backend="auto"``), else by cold libsvm. Measured in ABR (paper10, k0 = 2, C = 10, lam = 0.1,
+same process, ``benchmarks/results/smo_warm.md``), engine / cold libsvm: banknote 0.74x,
+ionosphere 1.50x, heart 0.10x (libsvm stops at its 1e6-iteration cap), breast_cancer_diagnostic
+1.42x (77 vs 109 ms), spambase[:1500] 0.75x; 0.43x in total, same objectives to 1e-9.
+Kelley's cutting planes (14), which also pass ``alpha0``: 0.98-1.15x (their master problems
+dominate). Before the engine shrank its working set, ABR took 1.0-5.7x libsvm's time with it.
 """
 
 from __future__ import annotations
@@ -31,16 +33,16 @@ def solve_alpha(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | Non
     """The alpha-subproblem (7): SVM dual on a precomputed kernel.
 
     Returns (alpha, b, dual value, primal value P(alpha, b*)): max of (7) lies between the two
-    (weak duality). ``alpha0`` is accepted for a warm start but not used (measured slower, see
-    the module docstring).
+    (weak duality). ``alpha0``: warm start of the SMO engine (see the module docstring).
     """
     import warnings
 
-    from sparsekm.solvers.smo import solve_svm_dual
+    from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
 
     with warnings.catch_warnings():  # an ill-conditioned K (huge unscaled polynomials) may
         warnings.simplefilter("ignore")  # hit the cap; the duality certificate still holds
-        res = solve_svm_dual(K, y, C, tol=SVM_TOL, check_input=False, max_iter=SVM_MAX_ITER)
+        res = solve_svm_dual(K, y, C, alpha0=alpha0, options=SVMDualOptions(
+            tol=SVM_TOL, check_input=False, max_iter=SVM_MAX_ITER))
     # solve_svm_dual minimizes D = 1/2 a'Qa - 1'a: (7) = -D, and its bound is -P
     return res.values["alpha"], float(res.values["b"]), -float(res.objective), \
         -float(res.bound)

@@ -16,12 +16,24 @@ Public API (small on purpose):
     on the optimal value lies below ``lo`` or above ``hi`` (``res.extra["decided"]``).
 ``KernelSource.from_matrix(K)`` / ``KernelSource.from_data(X, spec, cache_mb)``
     a precomputed kernel, or rows computed on demand in a bounded LRU cache.
-``solve_svm_dual(K, y, C, *, alpha0=None, grad0=None, backend="auto")``
-    the SVM dual with its weak-duality certificate: libsvm for cold starts (faster there),
-    this engine for warm starts (``backend="smo"`` forces it); see its docstring for the
-    measurements.
+``solve_svm_dual(K, y, C, *, alpha0=None, grad0=None, options=SVMDualOptions(...))``
+    the SVM dual with its weak-duality certificate; ``SVMDualOptions(tol, max_iter,
+    cache_size, check_input, backend)``: libsvm for cold starts under ``"auto"``, this engine
+    for warm starts (``backend="smo"`` forces it, cold too); ``extra["solve_s"]`` times the
+    backend alone.
+``fit_libsvm(K, y, C, tol, max_iter, cache_size)``
+    libsvm's SMO on a precomputed kernel (scikit-learn's compiled entry point), no
+    certificate: (alpha, b, converged, iterations).
 ``svm_duality``, ``linearized_bound``
     certified lower bounds from any feasible point.
+
+Compiled building blocks, for numba callers that run many small solves themselves (paper A's
+local search): ``smo_run`` / ``smo_decide`` (:mod:`.decide`: stop when a certified interval
+decides a comparison; ``BELOW`` / ``ABOVE``), ``lin_bound``, ``get_row`` (a kernel row from
+the tuple ``ks`` of :mod:`.rows`), the kinds ``HINGE`` / ``LOGISTIC`` / ``FIRST_ORDER`` /
+``SECOND_ORDER`` and the masked-kernel rows of :mod:`.masked_rows` (``MASKED_POLY``,
+``MASKED_RBF``, ``ipow``, ``masked_diag``, ``masked_matrix``, ``masked_row``,
+``stack_columns``). Algorithms import these names from ``sparsekm.solvers.smo`` only.
 
 Every solve returns the one :class:`~sparsekm.solvers.Result` with ``objective`` (the dual
 value, minimised), a certified ``bound``, ``values`` alpha, b, rho, dual_coef, support and
@@ -29,6 +41,8 @@ value, minimised), a certified ``bound``, ``values`` alpha, b, rho, dual_coef, s
 """
 
 from .certificate import linearized_bound, optimal_intercept, svm_duality
+from .decide import ABOVE, BELOW, UNDECIDED, lin_bound, smo_decide
+from .engine import FIRST_ORDER, HINGE, LOGISTIC, SECOND_ORDER, get_row, smo_run
 from .kernel_dual import (
     Hinge,
     Logistic,
@@ -38,9 +52,28 @@ from .kernel_dual import (
     solve_kernel_dual,
 )
 from .kernel_source import KernelSource
-from .svm_dual import decision_function, dual_objective, primal_objective, solve_svm_dual
+from .libsvm import fit_libsvm
+from .masked_rows import (
+    MASKED_POLY,
+    MASKED_RBF,
+    ipow,
+    masked_diag,
+    masked_matrix,
+    masked_row,
+    stack_columns,
+)
+from .svm_dual import (
+    SVMDualOptions,
+    decision_function,
+    dual_objective,
+    primal_objective,
+    solve_svm_dual,
+)
 
-__all__ = ["Hinge", "KernelSource", "Logistic", "SMOOptions", "decision_function",
-           "dual_gradient", "dual_objective", "kkt_intercept", "linearized_bound",
-           "optimal_intercept", "primal_objective", "solve_kernel_dual", "solve_svm_dual",
-           "svm_duality"]
+__all__ = ["ABOVE", "BELOW", "FIRST_ORDER", "HINGE", "LOGISTIC", "MASKED_POLY", "MASKED_RBF",
+           "SECOND_ORDER", "UNDECIDED", "Hinge", "KernelSource", "Logistic",
+           "SMOOptions", "SVMDualOptions", "decision_function", "dual_gradient",
+           "dual_objective", "fit_libsvm", "get_row", "ipow", "kkt_intercept", "lin_bound",
+           "linearized_bound", "masked_diag", "masked_matrix", "masked_row", "optimal_intercept",
+           "primal_objective", "smo_decide", "smo_run", "solve_kernel_dual", "solve_svm_dual",
+           "stack_columns", "svm_duality"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .engine import LAPLACIAN, LINEAR, POLY, RBF, SIGMOID
+from .rows import LAPLACIAN, LINEAR, POLY, RBF, SIGMOID
 
 __all__ = ["KernelSource"]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numbers
 import time
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,8 @@ from ..result import Result, SolutionStatus, Termination
 from .certificate import svm_duality
 from .libsvm import fit_libsvm
 
-__all__ = ["decision_function", "dual_objective", "primal_objective", "solve_svm_dual"]
+__all__ = ["SVMDualOptions", "decision_function", "dual_objective", "primal_objective",
+           "solve_svm_dual"]
 
 BACKENDS = ("auto", "libsvm", "svc", "smo")
 
@@ -100,25 +102,52 @@ def decision_function(res: Result, K_test_train: Any) -> np.ndarray:
     return Kt @ coef + res.values["b"]
 
 
-def _check_options(tol: Any, max_iter: Any, cache_size: Any, backend: str,
-                   warm: bool) -> None:
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol > 0:
-        raise ValueError(f"tol must be a positive number, got {tol!r}")
-    if (isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral)
-            or not (max_iter == -1 or max_iter >= 1)):
-        raise ValueError(f"max_iter must be -1 (no limit) or a positive integer, got {max_iter!r}")
-    if not (isinstance(cache_size, numbers.Real) and cache_size > 0):
-        raise ValueError(f"cache_size must be a positive number of MB, got {cache_size!r}")
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if warm and backend in ("libsvm", "svc"):
-        raise ValueError(f"backend={backend!r} cannot warm start (libsvm starts from 0); drop "
-                         "alpha0 or use backend='smo' / 'auto'")
+@dataclass(frozen=True)
+class SVMDualOptions:
+    """Solver options of :func:`solve_svm_dual` (checked on construction).
+
+    tol : stopping tolerance on the maximal KKT violation m(a) - M(a) (libsvm's eps; the
+        same quantity for every backend).
+    max_iter : SMO iteration limit, ``-1`` for none; hitting it warns and ends with
+        termination ``iteration_limit``.
+    cache_size : libsvm's kernel cache in MB.
+    check_input : check that ``K`` is finite and symmetric (O(m^2)); False in inner loops
+        whose kernels are known to be valid.
+    backend : ``"libsvm"`` (scikit-learn's compiled libsvm, called directly), ``"svc"``
+        (through ``SVC``), ``"smo"`` (sparsekm's compiled SMO engine,
+        :func:`~sparsekm.solvers.smo.solve_kernel_dual`: second-order working set,
+        shrinking) or ``"auto"``: libsvm for a cold start, the engine when ``alpha0`` is
+        given (libsvm cannot warm start). Measured cold, same process, precomputed rbf
+        kernels, m = 3000, C = 1 / 10 / 100 (``benchmarks/results/sklr_engine.md``): the
+        engine takes 0.40-0.88x libsvm's time (medians by C; max 1.04x), 0.96-1.19x on
+        m = 351-768; ``auto`` keeps libsvm cold so that callers whose results must stay
+        bit-identical (paper A's plain path) do not change.
+    """
+
+    tol: float = 1e-6
+    max_iter: int = -1
+    cache_size: float = 200.0
+    check_input: bool = True
+    backend: str = "auto"
+
+    def __post_init__(self) -> None:
+        tol, max_iter = self.tol, self.max_iter
+        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol > 0:
+            raise ValueError(f"tol must be a positive number, got {tol!r}")
+        if (isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral)
+                or not (max_iter == -1 or max_iter >= 1)):
+            raise ValueError(f"max_iter must be -1 (no limit) or a positive integer, got "
+                             f"{max_iter!r}")
+        if not (isinstance(self.cache_size, numbers.Real) and self.cache_size > 0):
+            raise ValueError(f"cache_size must be a positive number of MB, got "
+                             f"{self.cache_size!r}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got "
+                             f"{self.backend!r}")
 
 
-def solve_svm_dual(K: Any, y: Any, C: float, *, tol: float = 1e-6, max_iter: int = -1,
-                   cache_size: float = 200, check_input: bool = True,
-                   backend: str = "auto", alpha0: Any = None, grad0: Any = None) -> Result:
+def solve_svm_dual(K: Any, y: Any, C: float, *, alpha0: Any = None, grad0: Any = None,
+                   options: SVMDualOptions | None = None) -> Result:
     """Solve the SVM dual (Paper A, eq. (3)) for a precomputed kernel matrix.
 
     Parameters
@@ -126,53 +155,50 @@ def solve_svm_dual(K: Any, y: Any, C: float, *, tol: float = 1e-6, max_iter: int
     K : (m, m) symmetric PSD kernel matrix of the training points (e.g. ``MaskedKernel.K``).
     y : (m,) labels in {-1, +1}; both classes must be present.
     C : box constraint ``0 <= alpha <= C``.
-    tol : stopping tolerance on the maximal KKT violation m(a) - M(a) (libsvm's eps; the
-        same quantity for both backends).
-    max_iter : SMO iteration limit, ``-1`` for none; hitting it warns and ends with
-        termination ``iteration_limit``.
-    cache_size : kernel cache in MB (libsvm).
-    check_input : check that ``K`` is finite and symmetric (O(m^2)); pass False in inner
-        loops whose kernels are known to be valid.
-    backend : ``"libsvm"`` (scikit-learn's compiled libsvm, called directly), ``"svc"``
-        (through ``SVC``), ``"smo"`` (sparsekm's compiled SMO engine,
-        :func:`~sparsekm.solvers.smo.solve_kernel_dual`, second-order working set) or
-        ``"auto"``: libsvm for a cold start, the SMO engine when ``alpha0`` is given (libsvm
-        cannot warm start). Measured (``benchmarks/results/sklr_engine.md``, same process,
-        same tol, precomputed RBF kernels, m = 351..4,000): cold, the engine takes 0.9-5.2x
-        libsvm's time (median 1.7x; libsvm shrinks its working set), so libsvm stays the cold
-        default; warm after a one-feature kernel change, the engine takes 0.15-4.4x the time
-        of a cold libsvm solve (median 0.8x; faster in 7 of 8 cases at tol 1e-3, in 3 of 8
-        at tol 1e-6).
     alpha0 : warm start (e.g. the alpha of the previous kernel); clipped to [0, C] and
-        rebalanced to y'a = 0 if needed.
+        rebalanced to y'a = 0 if needed. Needs backend ``"smo"`` or ``"auto"``.
     grad0 : the gradient ``y * (K @ (alpha0 * y)) - 1`` for *this* K when the caller has it.
+    options : :class:`SVMDualOptions` (tol, max_iter, cache_size, check_input, backend).
 
     Returns
     -------
     Result
         ``values``: ``alpha``, ``b``, ``dual_coef`` (alpha * y), ``support`` (indices with
         alpha > 0); ``objective`` the dual value D(alpha) (<= 0), ``bound`` the certified
-        lower bound -P(w(alpha), b*) on it; ``extra["iterations"]``.
+        lower bound -P(w(alpha), b*) on it; ``extra``: ``iterations``, ``solve_s`` (the
+        backend's solve alone, without the input checks and the certificate) and ``load_s``
+        (loading the backend's compiled code, once per process: importing scikit-learn's
+        libsvm, or numba's cached machine code of the engine; 0 afterwards).
     """
     t0 = time.perf_counter()
-    Ka = _check_K(K, check_finite=check_input)
+    opts = options if options is not None else SVMDualOptions()
+    if not isinstance(opts, SVMDualOptions):
+        raise ValueError(f"options must be an SVMDualOptions, got {type(opts).__name__}")
+    backend, tol, max_iter = opts.backend, opts.tol, opts.max_iter
+    if alpha0 is not None and backend in ("libsvm", "svc"):
+        raise ValueError(f"backend={backend!r} cannot warm start (libsvm starts from 0); drop "
+                         "alpha0 or use backend='smo' / 'auto'")
+    Ka = _check_K(K, check_finite=opts.check_input)
     m = Ka.shape[0]
     ya = check_labels(y, m)
     c = _check_C(C)
-    _check_options(tol, max_iter, cache_size, backend, alpha0 is not None)
-    if check_input:
+    if opts.check_input:
         asym = float(np.max(np.abs(Ka - Ka.T)))
         scale = max(1.0, float(np.max(np.abs(np.diagonal(Ka)))))
         if asym > 1e-8 * scale:
             raise ValueError(f"K is not symmetric (max |K - K'| = {asym:.3g}); pass "
                              "sparsekm.kernels.symmetrize(K)")
     Kc = np.ascontiguousarray(Ka)
-    if backend == "smo" or (backend == "auto" and alpha0 is not None):
-        alpha, b, converged, n_iter, solver = _fit_smo(Kc, ya, c, tol, max_iter, alpha0, grad0)
+    use_smo = backend == "smo" or (backend == "auto" and alpha0 is not None)
+    load_s = _load("smo" if use_smo else "libsvm")
+    t1 = time.perf_counter()
+    if use_smo:
+        alpha, b, converged, n_iter, solver = _fit_smo(Kc, ya, c, opts, (alpha0, grad0))
     else:
         alpha, b, converged, n_iter = fit_libsvm(Kc, ya, c, float(tol), int(max_iter),
-                                                 float(cache_size), backend)
+                                                 float(opts.cache_size), backend)
         solver = "libsvm"
+    solve_s = time.perf_counter() - t1
     if not converged:
         from sklearn.exceptions import ConvergenceWarning
 
@@ -189,15 +215,38 @@ def solve_svm_dual(K: Any, y: Any, C: float, *, tol: float = 1e-6, max_iter: int
         time_s=time.perf_counter() - t0, solver=solver, method="svm-dual",
         values={"alpha": alpha, "b": b, "dual_coef": v, "support": np.flatnonzero(alpha > 0),
                 "grad": ya * g - 1.0},
-        extra={"iterations": n_iter})
+        extra={"iterations": n_iter, "solve_s": solve_s, "load_s": load_s})
 
 
-def _fit_smo(K: np.ndarray, y: np.ndarray, C: float, tol: float, max_iter: int, alpha0: Any,
-             grad0: Any) -> tuple[np.ndarray, float, bool, int, str]:
-    """The hinge case of the SMO engine; (alpha, b, converged, iterations, solver)."""
+_LOADED: set[str] = set()
+
+
+def _load(backend: str) -> float:
+    """Load a backend's compiled code once per process (seconds taken; 0 when loaded).
+
+    Measured in a fresh process on the loaded 2-core machine: importing scikit-learn's libsvm
+    1-3 s, loading the engine's numba cache about 1 s; neither is part of a solve.
+    """
+    if backend in _LOADED:
+        return 0.0
+    t0 = time.perf_counter()
+    if backend == "smo":
+        from .kernel_dual import Hinge, solve_kernel_dual
+
+        solve_kernel_dual(np.eye(2), np.array([1.0, -1.0]), Hinge(1.0))
+    else:
+        from sklearn.svm import _libsvm  # noqa: F401
+    _LOADED.add(backend)
+    return time.perf_counter() - t0
+
+
+def _fit_smo(K: np.ndarray, y: np.ndarray, C: float, opts: SVMDualOptions,
+             start: tuple[Any, Any]) -> tuple[np.ndarray, float, bool, int, str]:
+    """The hinge case of the SMO engine from ``start = (alpha0, grad0)``; (alpha, b,
+    converged, iterations, solver)."""
     from .kernel_dual import Hinge, SMOOptions, solve_kernel_dual
 
-    res = solve_kernel_dual(K, y, Hinge(C), alpha0=alpha0, grad0=grad0,
-                            options=SMOOptions(tol=float(tol), max_iter=int(max_iter)))
+    res = solve_kernel_dual(K, y, Hinge(C), alpha0=start[0], grad0=start[1],
+                            options=SMOOptions(tol=float(opts.tol), max_iter=int(opts.max_iter)))
     converged = res.termination is Termination.CONVERGED
     return res.alpha, float(res.b), converged, int(res.extra["iterations"]), res.solver

@@ -1,0 +1,127 @@
+"""The worker side of the tree search, and the driver's book of what each worker holds.
+
+A task is :func:`run_task`: the worker looks its problem up by fingerprint in a per-process
+cache (:data:`_WORK`); the problem object travels only with the first task a worker gets for it,
+and the shared log only as the entries that worker has not seen yet (:class:`Slots` keeps
+count). Nothing is shipped per node but the node itself.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from sparsekm.solvers.plan import Deadline
+
+from .protocol import Data, Outcome, TreeProblem, Work
+
+__all__ = ["Slots", "forget", "run_task"]
+
+_WORK: OrderedDict[tuple[str, int], Work] = OrderedDict()   # (fingerprint, slot) -> state
+_LOCK = threading.Lock()     # Dask workers may share a process (threads, processes=False)
+KEEP = 8                     # states kept per process (a sub-search adds one)
+
+
+@dataclass
+class Sync:
+    """What a worker is missing of a search, sent with its next task: the problem (first task
+    only), the root phase's state (once, after the root), new shared-log entries."""
+
+    problem: TreeProblem | None = None
+    root: tuple[Data, dict[str, Any]] | None = None
+    delta: list[Data] = field(default_factory=list)
+
+
+def _work(fp: str, slot: int, problem: TreeProblem | None) -> Work:
+    with _LOCK:
+        work = _WORK.get((fp, slot))
+        if work is None:
+            if problem is None:
+                raise RuntimeError(f"worker has no state for problem {fp[:12]} (evicted): "
+                                   f"more than {KEEP} searches shared one pool")
+            work = _WORK[(fp, slot)] = Work(problem, [], problem.new_cache())
+            while len(_WORK) > KEEP:
+                _WORK.popitem(last=False)
+        _WORK.move_to_end((fp, slot))
+    return work
+
+
+def run_task(fp: str, slot: int, sync: Sync, op: str, args: tuple, remaining: float) -> Any:
+    """``problem.<op>(work, *args, deadline)`` on this worker: ``process`` bounds a node
+    (:meth:`TreeProblem.process`); a root heuristic may name another method."""
+    work = _work(fp, slot, sync.problem)
+    if sync.root is not None:
+        work.problem.restore(*sync.root)
+    work.shared.extend(sync.delta)
+    deadline = Deadline(None if math.isinf(remaining) else max(remaining, 1e-6))
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = getattr(work.problem, op)(work, *args, deadline)
+    if isinstance(out, Outcome):
+        out.seconds, out.cpu = time.perf_counter() - t0, time.process_time() - c0
+    return out
+
+
+def forget(fp: str) -> None:
+    """Drop this process's states of problem ``fp``."""
+    with _LOCK:
+        for key in [k for k in _WORK if k[0] == fp]:
+            del _WORK[key]
+
+
+class Slots:
+    """What each slot of a pool holds of one search (the problem, sent once; the root state,
+    once; how much of the shared log) and which slots are idle."""
+
+    def __init__(self, pool: Any, problem: TreeProblem, fp: str) -> None:
+        self.pool, self.problem, self.fp = pool, problem, fp
+        self.installed = [False] * pool.size
+        self.rooted = [False] * pool.size
+        self.version = [0] * pool.size
+        self.idle = list(range(pool.size))
+        self.root: tuple[Data, dict[str, Any]] | None = None
+
+    def set_root(self, arrays: Data, info: dict[str, Any]) -> None:
+        """The root phase's state, sent to each worker with its next task."""
+        self.root = (arrays, info)
+        self.rooted = [False] * self.pool.size
+
+    def submit(self, slot: int, op: str, args: tuple, version: int, shared: list[Data],
+               remaining: float) -> None:
+        assert version >= self.version[slot], "batches are released in order"
+        sync = Sync(None if self.installed[slot] else self.problem,
+                    None if self.rooted[slot] else self.root,
+                    shared[self.version[slot]:version])
+        self.pool.submit(slot, run_task, self.fp, slot, sync, op, args, remaining)
+        self.installed[slot] = True
+        self.rooted[slot] = self.root is not None
+        self.version[slot] = version
+
+    def map(self, op: str, items: list[Any], remaining: float) -> list[Any]:
+        """``[problem.<op>(work, item, deadline) for item in items]`` on the idle workers, in
+        order (for a root phase: no node is in flight)."""
+        results: list[Any] = [None] * len(items)
+        todo = list(enumerate(items))[::-1]
+        owner: dict[int, int] = {}
+        error = None
+        while todo or owner:
+            while self.idle and todo and error is None:
+                slot = self.idle.pop(0)
+                i, item = todo.pop()
+                owner[slot] = i
+                self.submit(slot, op, (item,), self.version[slot], [], remaining)
+            for slot, ok, val in self.pool.wait(None):
+                self.idle.append(slot)
+                i = owner.pop(slot)
+                if ok:
+                    results[i] = val
+                elif error is None:
+                    error = val
+            self.idle.sort()
+            if error is not None and not owner:
+                cause = getattr(error, "__cause__", None)
+                raise cause if isinstance(cause, Exception) else error
+        return results
