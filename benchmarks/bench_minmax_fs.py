@@ -1,14 +1,19 @@
-"""Paper E benchmarks: Table 2, Figure 1 (C2 frontier), Figure 2 (ranking curves), route times.
+"""Paper E micro-benchmarks that are not grids (not CI): how (20) is handed to Ipopt, and the
+SVM engine inside the fast route.
 
-    python benchmarks/bench_minmax_fs.py table2 [--datasets breast,diabetes] [--workers 2]
-    python benchmarks/bench_minmax_fs.py routes [--ipopt-limit 300] [--folds 0,1,2]
+Table 2 / Figure 1 (the Section 4.2 protocol) and the fast-vs-Ipopt comparison are grid runs
+now (``benchmarks/configs/paperE_table2*.toml``: ``sparsekm solve minmax-fs --outer-folds 10``,
+``--method fast|ipopt|nofs``). What stays here cannot be a grid run: ``models`` times the same
+Ipopt solve through the declarative Pyomo model vs numpy callbacks (two code paths of one
+method, on growing row prefixes of a class-alternating sample), ``engine`` alternates the two
+SVM engines inside one process (a ratio measured in the same process).
+
     python benchmarks/bench_minmax_fs.py models
-    python benchmarks/bench_minmax_fs.py report          # markdown + PNGs from the JSON files
+    python benchmarks/bench_minmax_fs.py engine [--datasets breast,diabetes]
+    python benchmarks/bench_minmax_fs.py            # (report) the markdown from the JSON files
 
-Writes ``benchmarks/results/minmax_fs_{table2,routes,models}.{json,md}`` and
-``minmax_fs_frontier.png``, ``minmax_fs_ranking.png``. The protocol is Section 4.2: 10
-stratified outer folds (seed 0), features scaled to [-1, 1] on the training rows, 5-fold CV
-over the (C, gamma) grid, the C2 grid {0.01, 0.1, ..., 0.9, 0.99}, p = 1.
+Writes ``benchmarks/results/minmax_fs_{models,engine}.json`` and ``minmax_fs_micro.md``
+(``minmax_fs_routes.md`` is the record of the earlier run, with the fast-vs-Ipopt table).
 """
 
 from __future__ import annotations
@@ -25,71 +30,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import numpy as np  # noqa: E402
 
-from sparsekm.algorithms.minmax_fs.protocol import run_protocol  # noqa: E402
-from sparsekm.algorithms.minmax_fs.summary import table2  # noqa: E402
 from sparsekm.data import load_dataset  # noqa: E402
-from sparsekm.parallel import Executor  # noqa: E402
 from sparsekm.solvers import SolverPlan  # noqa: E402
 
 OUT = Path(__file__).parent / "results"
 DATASETS = {"breast": "breast_cancer_diagnostic", "diabetes": "diabetes",
             "lymphoma": "lymphoma", "colorectal": "colorectal"}
-# Paper E, Table 2: MM-FS, NO-FS (%), and the C2 of the best MM-FS accuracy.
-PAPER = {"breast": (97.35, 97.89, "0.4, 0.7"), "diabetes": (76.43, 77.08, "0.3"),
-         "lymphoma": (96.87, 94.79, "0.1"), "colorectal": (85.48, 83.87, "0.9")}
 PAPER_C2 = {"breast": 0.7, "diabetes": 0.3, "lymphoma": 0.1, "colorectal": 0.9}
-
-
-def _slim(folds: list[dict], names: list[str]) -> list[dict]:
-    """Drop the full gamma vectors (lymphoma: 4026 per run); keep the top 10 features."""
-    for f in folds:
-        for r in f["runs"]:
-            g = np.asarray(r.pop("gamma"))
-            top = np.argsort(-g, kind="stable")[:10]
-            r["top"] = [[int(j), names[j], float(g[j])] for j in top]
-    return folds
-
-
-def _load(path: Path) -> dict:
-    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def _save(path: Path, data: dict) -> None:
     path.write_text(json.dumps(data, indent=1, default=float))
-
-
-def run_table2(args: argparse.Namespace) -> None:
-    path = OUT / "minmax_fs_table2.json"
-    data = _load(path)
-    plan = SolverPlan(executor=Executor(args.workers) if args.workers > 1 else None)
-    for key in args.datasets:
-        ds = load_dataset(DATASETS[key])
-        t0 = time.perf_counter()
-        folds = run_protocol(ds.X, ds.y, plan=plan, options={"folds": args.folds})
-        wall = time.perf_counter() - t0
-        data[key] = {"folds": _slim(folds, list(ds.feature_names)), "wall_s": wall,
-                     "workers": args.workers, "m": ds.m, "n": ds.n}
-        print(f"{key}: {wall:.0f} s, table 2 {table2(folds)}", flush=True)
-        _save(path, data)
-
-
-def run_routes(args: argparse.Namespace) -> None:
-    """fast vs ipopt from the same start (Algorithm 1's), at the paper's best C2, per fold."""
-    path = OUT / "minmax_fs_routes.json"
-    data = _load(path)
-    for key in args.datasets:
-        ds = load_dataset(DATASETS[key])
-        opts = {"folds": args.folds, "curves": False, "time_limit": args.ipopt_limit}
-        folds = run_protocol(ds.X, ds.y, C2_grid=(PAPER_C2[key],), methods=("fast", "ipopt"),
-                             options=opts)
-        data[key] = {"folds": _slim(folds, list(ds.feature_names)),
-                     "ipopt_limit_s": args.ipopt_limit, "C2": PAPER_C2[key]}
-        for f in folds:
-            fa, ip = f["runs"]
-            print(f"{key} fold {f['fold']}: fast {fa['time_s']:.1f} s f={fa['objective']:.6g}"
-                  f" | ipopt {ip['time_s']:.1f} s f={ip['objective']:.6g} ({ip['status']})",
-                  flush=True)
-        _save(path, data)
 
 
 def run_models(args: argparse.Namespace) -> None:
@@ -144,26 +95,42 @@ def run_engine(args: argparse.Namespace) -> None:
     _save(OUT / "minmax_fs_engine.json", {"rows": rows})
 
 
+def write_report() -> None:
+    """``minmax_fs_micro.md`` from the JSON files of both parts."""
+    lines = ["# Paper E: how (20) reaches Ipopt, and the SVM engine of the fast route", "",
+             "Generated by `benchmarks/bench_minmax_fs.py`; one core, machine shared with "
+             "other jobs (ratios are measured in the same process). The fast route vs Ipopt "
+             "per data set is the grid `paperE_table2*` with `method = [\"ipopt\"]`.", ""]
+    models, engine = OUT / "minmax_fs_models.json", OUT / "minmax_fs_engine.json"
+    if models.exists():
+        lines += ["## (20) by Ipopt: declarative Pyomo model vs numpy callbacks (breast, first "
+                  "m rows)", "", "| m | n | model | Hessian | time (s) | (14) at the result | "
+                  "status |", "|---|---|---|---|---|---|---|"]
+        lines += [f"| {r['m']} | {r['n']} | {r['model']} | {r['hessian']} | "
+                  f"{r['time_s']:.2f} | {r['objective']:.8g} | {r['status']} |"
+                  for r in json.loads(models.read_text())["rows"]] + [""]
+    if engine.exists():
+        lines += ["## SVM engine inside the fast route (fold 0, paper's C2, same process, "
+                  "alternating)", "", "| data | C* | engine | route time (s) | SVM time (s) | "
+                  "evaluations | (14) |", "|---|---|---|---|---|---|---|"]
+        lines += [f"| {r['data']} | {r['C']:g} | {r['engine']} | {r['time_s']:.2f} | "
+                  f"{r['svm_time_s']:.2f} | {r['evaluations']} | {r['objective']:.10g} |"
+                  for r in json.loads(engine.read_text())["rows"]]
+        lines += ["", "libsvm starts from alpha = 0 at every evaluation; smo is sparsekm's "
+                  "compiled SMO warm-started from the previous evaluation's alpha.", ""]
+    (OUT / "minmax_fs_micro.md").write_text("\n".join(lines))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("part", choices=["table2", "routes", "models", "engine", "report"])
+    ap.add_argument("part", nargs="?", default="report", choices=["models", "engine", "report"])
     ap.add_argument("--datasets", default=",".join(DATASETS))
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--folds", default=None, help="comma-separated outer fold indices")
-    ap.add_argument("--ipopt-limit", type=float, default=300.0,
-                    help="CPU seconds per Ipopt solve (routes)")
     args = ap.parse_args()
     args.datasets = args.datasets.split(",")
-    args.folds = None if args.folds is None else [int(k) for k in args.folds.split(",")]
     OUT.mkdir(exist_ok=True)
-    if args.part == "report":
-        from bench_minmax_fs_report import write_report
-
-        write_report(OUT, PAPER, PAPER_C2, DATASETS)
-        return
-    parts = {"table2": run_table2, "routes": run_routes, "models": run_models,
-             "engine": run_engine}
-    parts[args.part](args)
+    if args.part != "report":
+        {"models": run_models, "engine": run_engine}[args.part](args)
+    write_report()
 
 
 if __name__ == "__main__":

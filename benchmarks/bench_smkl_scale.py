@@ -7,6 +7,12 @@ a 600 s cap, on m rows (seeded stratified sample) of the 80 % training split of 
 standardised, paper10 kernels, C = 5, lam = 0.01, k0 = 2 (the paper's spambase choice with
 k0 = 2). Writes benchmarks/results/smkl_scale.md.
 
+Why a script and not a grid: the instances are seeded stratified m-row samples of the training
+split (``--rows`` takes the first rows, and spambase's rows are sorted by class), and the table
+reports each run's peak memory (the paper's limit was memory), which the store does not keep.
+The accuracy and bound tables of paper B are configs (``configs/paperB_table2*.toml``,
+``configs/paperB_table6*.toml``).
+
 Usage: PYTHONPATH=src python benchmarks/bench_smkl_scale.py [--sizes 250,500,1000,2000]
 """
 

@@ -101,7 +101,7 @@ def test_cli_json_objective_is_14_at_the_returned_gamma():
     (["--C2", "1.0", "--gamma0", "0.1"], "strictly between 0 and 1"),
     (["--p", "0", "--gamma0", "0.1"], "p=0.0 must be"),
     (["--gamma0", "-0.5"], "negative entries"),
-    (["--method", "bfgs", "--gamma0", "0.1"], "fast, ipopt, scip"),
+    (["--method", "bfgs", "--gamma0", "0.1"], "fast, ipopt, nofs, scip"),
     (["--method", "scip", "--gamma0", "0.1"], "method='fast'"),
     (["--solver", "gurobi", "--gamma0", "0.1"], "go with methods 'ipopt' / 'scip'")])
 def test_cli_user_errors_are_one_line_exit_2(args, needle):

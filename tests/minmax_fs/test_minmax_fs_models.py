@@ -145,11 +145,11 @@ def test_models_too_large_are_refused_with_size_and_fix():
         nlp_mod.JACOBIAN_LIMIT = old
 
 
-def test_registry_lists_the_four_formulations_and_three_methods():
+def test_registry_lists_the_four_formulations_and_four_methods():
     from sparsekm import registry
 
     assert registry.names("minmax-fs", "formulation") == ["epigraph", "lower-dual", "minmax",
                                                           "single-level"]
-    assert registry.names("minmax-fs", "method") == ["fast", "ipopt", "scip"]
+    assert registry.names("minmax-fs", "method") == ["fast", "ipopt", "nofs", "scip"]
     assert registry.get("minmax-fs", "formulation", "single-level").citation == \
         "paper E, eq. (20)"

@@ -6,6 +6,9 @@ returned beta (minimised; for relax: the relaxation's value), lower_bound = cert
 bound (for relax: the relaxation's certified value), gap, beta (one weight per kernel of the
 spec, in spec order), support (kernel indices) and support_kernels, train/test accuracy, and
 every extra the method reports.
+``--cv-folds K`` tunes (C, lam, k0) first by K-fold CV on the training rows over the
+``--cv-C / --cv-lam / --cv-k0`` lists (paper B, Section 5.1) and refits at the best point
+(``cv_params``, ``cv_accuracy`` in the JSON; objective, beta, accuracies of the refit).
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from .common import (
 
 DEMO_RANK = 30
 DEFAULTS = {"kernels": "paper10", "k0": 2, "C": 10.0, "lam": 1.0, "method": "abr",
-            "init": "random", "starts": 1}
+            "init": "ranking", "starts": 3}
 
 KernelsOpt = Annotated[str, typer.Option(
     "--kernels", help="Kernel spec: linear, poly:G:C0:D, rbf:G, laplacian:G, sigmoid:G:C0, "
@@ -56,6 +59,27 @@ KernelsOpt = Annotated[str, typer.Option(
 K0Opt = Annotated[int, typer.Option("--k0", help="At most k0 kernels.")]
 LamOpt = Annotated[float, typer.Option("--lam", help="Ridge weight lambda >= 0 on beta.")]
 NormOpt = Annotated[str, typer.Option("--normalize", help="none|trace (base kernels).")]
+CVFoldsOpt = Annotated[int, typer.Option(
+    "--cv-folds", help="Tune C, lam, k0 by this many CV folds on the training rows first (paper "
+    "B: 10); 0: no CV.")]
+CVCOpt = Annotated[str, typer.Option("--cv-C", help="C values of the CV, comma-separated.")]
+CVLamOpt = Annotated[str, typer.Option("--cv-lam", help="lam values of the CV, comma-separated.")]
+CVK0Opt = Annotated[str, typer.Option("--cv-k0", help="k0 values of the CV, comma-separated.")]
+CV_GRID = {"C": "5,10,50,100", "lam": "0.01,1,100", "k0": "1,2"}
+
+
+def _cv_grid(C: str, lam: str, k0: str) -> dict[str, tuple]:
+    """The CV grid from the comma-separated option values (one-line error if malformed)."""
+    grid: dict[str, tuple] = {}
+    for name, text, kind in (("C", C, float), ("lam", lam, float), ("k0", k0, int)):
+        try:
+            vals = tuple(kind(v) for v in text.split(",") if v.strip())
+        except ValueError:
+            raise CLIError(f"--cv-{name} {text!r}: give comma-separated numbers") from None
+        if not vals:
+            raise CLIError(f"--cv-{name}: give at least one value")
+        grid[name] = vals
+    return grid
 
 
 def _problem(split: Any, kernels: str, k0: int, C: float, lam: float, normalize: str) -> Any:
@@ -88,8 +112,14 @@ def _payload(res: Any, problem: Any, split: Any, action: str, name: str, params:
             extra["test_accuracy"] = accuracy(Kte @ coef + res.values["b"], split.test.y)
     if action == "relax" and res.bound is None:
         extra["message"] = res.message or "the relaxation's solver certified no bound"
-    res.selected = None if action == "relax" else res.selected
-    return payload_from(res, problem="smkl", method=name, ds=split.ds, params=params, **extra)
+    kernels_used = None if action == "relax" else res.selected
+    res.selected = None  # kernel indices: named by the kernels below, not by the data's features
+    payload = payload_from(res, problem="smkl", method=name, ds=split.ds, params=params,
+                           **extra)
+    if kernels_used is not None:
+        payload["selected"] = sorted(int(i) for i in kernels_used)
+        payload["selected_names"] = [problem.labels[i] for i in payload["selected"]]
+    return payload
 
 
 def _plan(opts: RunOptions) -> Any:
@@ -100,28 +130,47 @@ def _plan(opts: RunOptions) -> Any:
 
 @runner("solve", "smkl", checks=True)
 def run(opts: RunOptions, *, kernels: str = "paper10", k0: int = 2, C: float = 10.0,
-        lam: float = 1.0, method: str = "abr", init: str = "random", starts: int = 1,
-        normalize: str = "none", options: dict[str, Any] | None = None, workers: int = 1,
+        lam: float = 1.0, method: str = "abr", init: str = "ranking", starts: int = 3,
+        normalize: str = "none", cv_folds: int = 0, cv_C: str = CV_GRID["C"],
+        cv_lam: str = CV_GRID["lam"], cv_k0: str = CV_GRID["k0"],
+        options: dict[str, Any] | None = None, workers: int = 1,
         checkpoint: str | None = None) -> dict[str, Any]:
     """Sparse MKL (4) on ``opts.data`` with a registered method; the JSON payload."""
     entry = registry.get("smkl", "method", method)
     tree = tree_options(entry, workers, checkpoint)
     if not (isinstance(starts, int) and starts >= 1):
         raise CLIError(f"--starts {starts}: give at least one start (an integer >= 1)")
-    if init != "random":
+    if init not in ("random", "ranking"):
         if "init" not in entry.options:
             raise CLIError(f"--init {init}: method {method} takes no start (use --method abr)")
         registry.get("smkl", "relaxation", init)  # a registered relaxation, or the list
+    grid = _cv_grid(cv_C, cv_lam, cv_k0) if cv_folds else None
     split = prepare(opts)
     problem = _problem(split, kernels, k0, C, lam, normalize)
     given = {"init": init, "starts": starts, "seed": opts.seed, **tree}
     kwargs = method_options(entry, given, options)
     ready()
-    res = entry.run(problem, _plan(opts), **kwargs)
+    if grid is None:
+        res = entry.run(problem, _plan(opts), **kwargs)
+    else:
+        from sparsekm.algorithms.smkl.cv import cross_validate
+
+        res, cv = cross_validate(problem, entry.run, grid, folds=cv_folds, seed=opts.seed,
+                                 plan=_plan(opts), options=kwargs)
+        problem = _problem_like(problem, cv["cv_params"])
+        res.extra.update(cv)
     params = {"kernels": kernels, "k0": k0, "C": C, "lam": lam, "init": init,
-              "starts": starts, "normalize": normalize, **tree, **(options or {}),
-              **opts.params()}
+              "starts": starts, "normalize": normalize, "cv_folds": cv_folds,
+              **({"cv_C": cv_C, "cv_lam": cv_lam, "cv_k0": cv_k0} if cv_folds else {}),
+              **tree, **(options or {}), **opts.params()}
     return _payload(res, problem, split, "solve", method, params)
+
+
+def _problem_like(problem: Any, params: dict[str, Any]) -> Any:
+    """``problem`` with the CV's (C, lam, k0), sharing its kernel stack."""
+    from sparsekm.algorithms.smkl.cv import restrict
+
+    return restrict(problem, None, **params)
 
 
 @runner("relax", "smkl", checks=True)
@@ -149,16 +198,19 @@ def solve_smkl_cmd(
     method: Annotated[str, typer.Option(
         "--method", help=registry.choices_help("smkl", "method"))] = "abr",
     init: Annotated[str, typer.Option(
-        "--init", help="ABR start: random, or a relaxation's k0 largest weights: "
-        + registry.choices_help("smkl", "relaxation"))] = "random",
-    starts: Annotated[int, typer.Option("--starts", help="Seeded starts (>= 1).")] = 1,
+        "--init", help="ABR start: ranking (best single kernels), random, or a relaxation's "
+        "k0 largest weights: " + registry.choices_help("smkl", "relaxation"))] = "ranking",
+    starts: Annotated[int, typer.Option(
+        "--starts", help="ABR starts (ranked single kernels, or seeded random; >= 1).")] = 3,
     normalize: NormOpt = "none", workers: WorkersOpt = 1, checkpoint: CheckpointOpt = None,
+    cv_folds: CVFoldsOpt = 0, cv_C: CVCOpt = CV_GRID["C"], cv_lam: CVLamOpt = CV_GRID["lam"],
+    cv_k0: CVK0Opt = CV_GRID["k0"],
 ) -> None:
     """Sparse multiple kernel learning, paper B eq. (4): at most k0 kernels."""
     opts = RunOptions(data, label, scale, rows, seed, solver, time_limit, test_size)
     run_command(run, opts, json_out, kernels=kernels, k0=k0, C=C, lam=lam, method=method,
                 init=init, starts=starts, normalize=normalize, workers=workers,
-                checkpoint=checkpoint)
+                checkpoint=checkpoint, cv_folds=cv_folds, cv_C=cv_C, cv_lam=cv_lam, cv_k0=cv_k0)
 
 
 @relax_app.command("smkl")

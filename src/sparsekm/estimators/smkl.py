@@ -30,9 +30,10 @@ class SparseMKLClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator)
     method : str
         A registered method of problem ``smkl`` (``sparsekm methods smkl``).
     init : str
-        ABR start: ``random`` or a registered smkl relaxation (its k0 largest weights).
+        ABR start: ``ranking`` (the best single kernels by (4)), ``random`` or a registered
+        smkl relaxation (its k0 largest weights).
     starts : int
-        Seeded starts (multistart ABR / ABR incumbents of ``exact``).
+        Starts (multistart ABR / ABR incumbents of ``exact``).
     solver : str, optional
         Solver for the relaxations and masters (default: chosen per model).
     time_limit : float, optional
@@ -57,7 +58,7 @@ class SparseMKLClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator)
     """
 
     def __init__(self, kernels: Any = "paper10", k0: int = 2, C: float = 10.0,
-                 lam: float = 1.0, method: str = "abr", init: str = "random", starts: int = 1,
+                 lam: float = 1.0, method: str = "abr", init: str = "ranking", starts: int = 3,
                  solver: str | None = None, time_limit: float | None = None,
                  random_state: int | None = None, normalize: str | None = None,
                  method_options: dict[str, Any] | None = None, workers: int = 1,

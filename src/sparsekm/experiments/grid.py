@@ -23,6 +23,9 @@ __all__ = ["RunSpec", "check_specs", "expand", "file_sha256", "run_key"]
 
 
 LATE_OPTS = ("missing", "positive_class", "drop_columns")
+# runner parameters added later, with the value that reproduces the earlier runs: left out of
+# the key at that value, so stored runs keep their keys (smkl's tree options)
+LATE_PARAMS = {"workers": 1, "checkpoint": None}
 
 
 def _version() -> str:
@@ -67,9 +70,12 @@ class RunSpec:
 def run_key(action: str, problem: str, opts: dict[str, Any], params: dict[str, Any],
             data_sha256: str | None, version: str) -> str:
     """The store key: SHA-256 (first 32 hex digits) of the canonical JSON of the run. The CSV
-    options added later (``LATE_OPTS``) count only when set, so stored runs keep their keys."""
+    options added later (``LATE_OPTS``) count only when set, the runner parameters added later
+    (``LATE_PARAMS``) only off their earlier value, so stored runs keep their keys."""
     data = opts["data"] if data_sha256 is None else f"{Path(opts['data']).name}@{data_sha256}"
     opts = {k: v for k, v in opts.items() if not (k in LATE_OPTS and v is None)}
+    params = {k: v for k, v in params.items()
+              if not (k in LATE_PARAMS and v == LATE_PARAMS[k])}
     blob = {"action": action, "problem": problem, "opts": {**opts, "data": data},
             "params": params, "version": version}
     text = json.dumps(blob, sort_keys=True, separators=(",", ":"), default=str)

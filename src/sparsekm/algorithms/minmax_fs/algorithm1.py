@@ -5,7 +5,10 @@
 2. The lower-level dual (18) at (C*, gamma_ini): alpha_ini, nu_ini, lambda0_ini, lambdaC_ini
    (from the SVM's KKT conditions, :func:`~sparsekm.models.minmax_fs.lower_level`; the
    ``lower-dual`` Pyomo model has the same optimum, a test checks it).
-3. (14) by the chosen route from there: ``fast`` (value function), ``ipopt`` or ``scip`` (20).
+3. (14) by the chosen route from there: ``fast`` (value function), ``ipopt`` or ``scip`` (20)
+   (``nofs``: the start itself, Table 2's NO-FS). With ``Start(starts=k)`` the route also runs
+   from gamma_ini scaled by 10^-1, 10, 10^-2, 10^2, ... (the neighbours in the CV's gamma grid;
+   a multistart the paper does not use) and the lowest (14) wins.
 4. The SVM (10) re-solved at the found gamma (inside every route).
 """
 
@@ -22,7 +25,7 @@ from sparsekm.solvers import Result, SolverPlan
 
 from .cv import C_GRID, GAMMA_GRID, cv_start, decision_values, nofs_summary
 
-__all__ = ["C2_GRID", "Start", "algorithm1", "predict_scores"]
+__all__ = ["C2_GRID", "Start", "algorithm1", "multistart", "predict_scores", "start_gammas"]
 
 C2_GRID = (0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99)   # Section 4.2
 
@@ -31,7 +34,9 @@ C2_GRID = (0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99)   # Section 
 class Start:
     """How Algorithm 1 picks (C*, gamma_ini): a ``folds``-fold CV (seeded) over the grids,
     with ``C`` / a scalar ``gamma0`` fixing that coordinate (both given: no CV, the CLI's
-    ``--gamma0``); a per-feature ``gamma0`` needs ``C``."""
+    ``--gamma0``); a per-feature ``gamma0`` needs ``C``. ``tie``: the CV's rule among equal
+    accuracies (:data:`~sparsekm.algorithms.minmax_fs.cv.TIES`); ``starts``: route runs from
+    :func:`start_gammas` (1: the paper's single start)."""
 
     C: float | None = None
     gamma0: Any = None
@@ -39,6 +44,31 @@ class Start:
     seed: int = 0
     C_grid: tuple = C_GRID
     gamma_grid: tuple = GAMMA_GRID
+    tie: str = "largest-C"
+    starts: int = 1
+
+
+def start_gammas(gamma0: Any, starts: int) -> list[Any]:
+    """``gamma0`` and then gamma0 * 10^-1, 10, 10^-2, 10^2, ...: ``starts`` points in all."""
+    if starts < 1:
+        raise ValueError(f"starts={starts}: give at least 1")
+    factors = [1.0] + [10.0 ** (s * k) for k in range(1, starts) for s in (-1, 1)]
+    return [np.asarray(gamma0, dtype=float) * f for f in factors[:starts]]
+
+
+def multistart(entry: Any, problem: MinMaxFSProblem, plan: SolverPlan, gamma0: Any,
+               starts: int, options: dict[str, Any]) -> Result:
+    """The route ``entry`` from each of :func:`start_gammas`; the lowest (14) wins (its
+    ``extra["start_values"]`` lists every start's (14), the first being the paper's)."""
+    best, values = None, []
+    for g in start_gammas(gamma0, starts):
+        res = entry(problem, plan, gamma0=g, **options)
+        values.append(res.objective)
+        if best is None or res.objective < best.objective:
+            best = res
+    if starts > 1:
+        best.extra["start_values"] = values
+    return best
 
 
 def algorithm1(X: np.ndarray, y: np.ndarray, *, C2: float = 0.5, p: float = 1.0,
@@ -65,12 +95,12 @@ def algorithm1(X: np.ndarray, y: np.ndarray, *, C2: float = 0.5, p: float = 1.0,
                                                  "cv_accuracy": None}
     else:
         cv = cv_start(X, y, folds=start.folds, seed=start.seed, C_grid=start.C_grid,
-                      gamma_grid=start.gamma_grid, C=C, gamma=gamma0)
+                      gamma_grid=start.gamma_grid, C=C, gamma=gamma0, tie=start.tie)
         C_star, g0, cvinfo = cv.C, cv.gamma, nofs_summary(cv)
         plan.progress(f"minmax-fs Algorithm 1: C* = {cv.C:g}, gamma_ini = {cv.gamma:g} "
                       f"(CV accuracy {cv.accuracy:.4f})")
     problem = MinMaxFSProblem(X, y, C=C_star, C2=C2, p=p)
-    res = entry(problem, plan, gamma0=g0, **(method_options or {}))
+    res = multistart(entry, problem, plan, g0, start.starts, method_options or {})
     res.extra.update(cv=cvinfo, C=C_star, method_time_s=res.time_s)
     res.time_s = time.perf_counter() - t0            # CV included
     return res

@@ -3,10 +3,12 @@
 The grids of paper E, Section 4.2: gamma in {1e-4, ..., 1e4} (powers of ten, gamma_j = gamma
 for every feature) and C in {1e-4, ..., 1e-1, 1, 2, ..., 9, 10, ..., 1e4} (read as 1e-4..1e-1,
 the integers 1..10, then 1e2, 1e3, 1e4). The pair with the best mean validation accuracy wins.
-The paper leaves ties open; here the largest C among the tied pairs wins (then the smallest
-gamma). Reason, measured: on separable data every C ties, and scikit-learn's rule (the first,
-smallest C) gives (14) a lower level worth at most C m, so that any C2 >= 0.01 drives every
-gamma_j to 0 (two Gaussian blobs, C* = 1e-4: all features dropped, accuracy 0.5).
+The paper leaves ties open; by default (``tie="largest-C"``) the largest C among the tied pairs
+wins (then the smallest gamma). Reason, measured: on separable data every C ties, and
+scikit-learn's rule (``tie="smallest-C"``: the first, smallest C, then the smallest gamma) gives
+(14) a lower level worth at most C m, so that any C2 >= 0.01 drives every gamma_j to 0 (two
+Gaussian blobs, C* = 1e-4: all features dropped, accuracy 0.5). ``tie="smallest-gamma"`` is the
+first maximum of a loop over gamma then C (the smallest gamma, then the smallest C).
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["C_GRID", "CVStart", "GAMMA_GRID", "cv_start", "decision_values", "svm_fit"]
+__all__ = ["C_GRID", "CVStart", "GAMMA_GRID", "TIES", "cv_start", "decision_values", "svm_fit"]
 
 C_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 1e2, 1e3,
           1e4)
 GAMMA_GRID = tuple(10.0 ** k for k in range(-4, 5))
 CV_SVM_TOL = 1e-3  # libsvm's default stopping tolerance for the many grid fits
+TIES = ("largest-C", "smallest-C", "smallest-gamma")  # rules among pairs of equal CV accuracy
 
 
 @dataclass
@@ -84,12 +87,17 @@ def _fold_table(X: np.ndarray, y: np.ndarray, tr: np.ndarray, va: np.ndarray,
 
 def cv_start(X: np.ndarray, y: np.ndarray, *, folds: int = 5, seed: int = 0,
              C_grid: tuple = C_GRID, gamma_grid: tuple = GAMMA_GRID,
-             C: float | None = None, gamma: float | None = None) -> CVStart:
+             C: float | None = None, gamma: float | None = None,
+             tie: str = "largest-C") -> CVStart:
     """Choose (C*, gamma_ini) by ``folds``-fold stratified CV of the SVM (10) (Algorithm 1).
 
-    A given ``C`` or ``gamma`` fixes that coordinate of the grid.
+    A given ``C`` or ``gamma`` fixes that coordinate of the grid; ``tie`` (one of
+    :data:`TIES`) picks among pairs of equal mean accuracy.
     """
     from sparsekm.data import kfold_splits
+
+    if tie not in TIES:
+        raise ValueError(f"tie={tie!r}: choose one of {', '.join(TIES)}")
 
     Cg = (float(C),) if C is not None else tuple(C_grid)
     gg = (float(gamma),) if gamma is not None else tuple(gamma_grid)
@@ -99,8 +107,12 @@ def cv_start(X: np.ndarray, y: np.ndarray, *, folds: int = 5, seed: int = 0,
     table = np.mean([_fold_table(X, y, tr, va, Cg, gg) for tr, va in splits], axis=0)
     best = float(table.max())
     ties = np.argwhere(table >= best - 1e-12)          # row-major: C ascending, gamma ascending
-    a_ = int(ties[:, 0].max())
-    b_ = int(ties[ties[:, 0] == a_, 1].min())
+    if tie == "smallest-gamma":
+        b_ = int(ties[:, 1].min())
+        a_ = int(ties[ties[:, 1] == b_, 0].min())
+    else:
+        a_ = int(ties[:, 0].max() if tie == "largest-C" else ties[:, 0].min())
+        b_ = int(ties[ties[:, 0] == a_, 1].min())
     return CVStart(Cg[a_], gg[b_], best, table, Cg, gg)
 
 

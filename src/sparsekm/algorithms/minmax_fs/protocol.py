@@ -5,7 +5,8 @@ Per outer fold (stratified, seeded): features scaled to [-1, 1] on the 9 trainin
 that start, the test accuracy of the re-solved SVM (10), and the ranking curve of Section 5.2
 (top-F features by gamma_j keep their weights, the others get 0, (10) re-solved on S~).
 Folds run through ``plan.executor`` (ordered map, so the result does not depend on the number
-of workers).
+of workers). :func:`pooled` sums one C2 and method over the folds (Table 2's accuracies);
+``sparsekm solve minmax-fs --outer-folds 10`` runs the protocol as one grid run.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from sparsekm.models.minmax_fs import MinMaxFSProblem
 from sparsekm.models.minmax_fs.lower import kernel
 from sparsekm.solvers import SolverPlan
 
-from .algorithm1 import C2_GRID, predict_scores
+from .algorithm1 import C2_GRID, multistart, predict_scores
 from .cv import C_GRID, GAMMA_GRID, cv_start, decision_values, svm_fit
 
-__all__ = ["F_grid", "outer_fold", "ranking", "ranking_curve", "run_protocol"]
+__all__ = ["F_grid", "outer_fold", "pooled", "ranking", "ranking_curve", "run_protocol"]
 
 
 def F_grid(n: int) -> list[int]:
@@ -64,10 +65,10 @@ def outer_fold(task: dict[str, Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
     X, y = task["X"], task["y"]
     tr, te = task["train"], task["test"]
-    sc = Scaler("minmax11").fit(X[tr])
+    sc = Scaler(task.get("scale", "minmax11")).fit(X[tr])
     Xtr, Xte, ytr, yte = sc.transform(X[tr]), sc.transform(X[te]), y[tr], y[te]
     cv = cv_start(Xtr, ytr, folds=task["inner"], seed=task["seed"], C_grid=task["C_grid"],
-                  gamma_grid=task["gamma_grid"])
+                  gamma_grid=task["gamma_grid"], tie=task.get("tie", "largest-C"))
     g_ini = np.full(X.shape[1], cv.gamma)
     a0, b0 = svm_fit(kernel(Xtr, g_ini), ytr, cv.C)
     out: dict[str, Any] = {
@@ -81,9 +82,9 @@ def outer_fold(task: dict[str, Any]) -> dict[str, Any]:
         problem = MinMaxFSProblem(Xtr, ytr, C=cv.C, C2=C2, p=task["p"])
         for method in task["methods"]:
             opts = task["method_options"].get(method, {})
-            plan = SolverPlan(time_limit=task["time_limit"])
-            res = registry.get("minmax-fs", "method", method)(problem, plan, gamma0=cv.gamma,
-                                                              **opts)
+            plan = SolverPlan(solver=task.get("solver"), time_limit=task["time_limit"])
+            res = multistart(registry.get("minmax-fs", "method", method), problem, plan,
+                             cv.gamma, task.get("starts", 1), opts)
             gamma = np.asarray(res.gamma)
             run = {"C2": C2, "method": method, "objective": res.objective,
                    "start_objective": res.extra["start_objective"],
@@ -96,7 +97,8 @@ def outer_fold(task: dict[str, Any]) -> dict[str, Any]:
                    "test_correct": _correct(predict_scores(Xtr, ytr, res, Xte), yte),
                    "train_correct": _correct(predict_scores(Xtr, ytr, res, Xtr), ytr),
                    "norm1": float(gamma.sum()), "n_selected": len(res.selected or []),
-                   "gamma": gamma.tolist()}
+                   "selected": list(res.selected or []), "gamma": gamma.tolist(),
+                   "start_values": res.extra.get("start_values")}
             if task["curves"] and method == task["methods"][0]:
                 run["curve"] = ranking_curve(Xtr, ytr, Xte, yte, gamma, cv.C, Fs)
             out["runs"].append(run)
@@ -111,9 +113,10 @@ def run_protocol(X: np.ndarray, y: np.ndarray, *, C2_grid: tuple = C2_GRID, p: f
     """Paper E's protocol on (X, y) (unscaled): one dict per outer fold, in fold order.
 
     ``options``: ``outer`` (10), ``inner`` (5) folds, ``seed`` (0), ``method_options``
-    ({method: {option: value}}), ``time_limit`` (seconds per solve), ``curves`` (ranking
-    curves, default True), ``folds`` (run only these outer fold indices), ``grids``
-    ((C grid, gamma grid)).
+    ({method: {option: value}}), ``time_limit`` (seconds per solve), ``solver`` (the routes'
+    ``--solver``), ``curves`` (ranking curves, default True), ``folds`` (run only these outer
+    fold indices), ``grids`` ((C grid, gamma grid)), ``scale`` ("minmax11", the paper's
+    [-1, 1]), ``tie`` (the CV's tie rule), ``starts`` (route starts per solve, 1).
     """
     from sparsekm.data import kfold_splits
 
@@ -129,8 +132,37 @@ def run_protocol(X: np.ndarray, y: np.ndarray, *, C2_grid: tuple = C2_GRID, p: f
               "seed": seed + 1 + k, "C2_grid": tuple(C2_grid), "p": p, "methods": methods,
               "method_options": opts.get("method_options", {}),
               "time_limit": opts.get("time_limit"), "curves": opts.get("curves", True),
-              "C_grid": grids[0], "gamma_grid": grids[1]}
+              "C_grid": grids[0], "gamma_grid": grids[1], "solver": opts.get("solver"),
+              "scale": opts.get("scale", "minmax11"), "tie": opts.get("tie", "largest-C"),
+              "starts": opts.get("starts", 1)}
              for k, (tr, te) in enumerate(splits) if keep is None or k in keep]
     if plan.executor is None:
         return [outer_fold(t) for t in tasks]
     return plan.executor.map(outer_fold, tasks)
+
+
+def pooled(folds: list[dict[str, Any]], method: str, C2: float) -> dict[str, Any]:
+    """One (method, C2) over the outer folds: pooled test / train accuracy of MM-FS and of the
+    NO-FS start (correct predictions over all test rows, as the paper counts them), the mean
+    (14) and ||gamma||_1, the features selected in every fold, and the per-fold summaries."""
+    runs = [next(r for r in f["runs"] if r["method"] == method and r["C2"] == C2)
+            for f in folds]
+    n_test = sum(f["n_test"] for f in folds)
+    n_train = sum(f["n_train"] for f in folds)
+    common = set(runs[0]["selected"]).intersection(*(r["selected"] for r in runs[1:]))
+    per_fold = [{"fold": f["fold"], "C": f["C"], "gamma_ini": f["gamma_ini"],
+                 "cv_accuracy": f["cv_accuracy"], "test_correct": r["test_correct"],
+                 "nofs_correct": f["nofs_correct"], "n_test": f["n_test"],
+                 "objective": r["objective"], "start_objective": r["start_objective"],
+                 "start_values": r["start_values"], "n_selected": r["n_selected"],
+                 "norm1": r["norm1"], "status": r["status"],
+                 "kkt_residual": r["kkt"]["kkt_residual"], "time_s": r["time_s"]}
+                for f, r in zip(folds, runs)]
+    return {"test_accuracy": sum(r["test_correct"] for r in runs) / n_test,
+            "train_accuracy": sum(r["train_correct"] for r in runs) / n_train,
+            "nofs_test_accuracy": sum(f["nofs_correct"] for f in folds) / n_test,
+            "objective": float(np.mean([r["objective"] for r in runs])),
+            "norm1": float(np.mean([r["norm1"] for r in runs])),
+            "mean_selected": float(np.mean([r["n_selected"] for r in runs])),
+            "selected": sorted(common), "statuses": sorted({r["status"] for r in runs}),
+            "n_test": n_test, "folds": per_fold}
