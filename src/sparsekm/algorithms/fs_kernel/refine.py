@@ -42,7 +42,10 @@ from sparsekm.solvers.smo import (
     get_row,
     masked_diag,
     masked_segment,
+    masked_upper,
     smo_decide,
+    upper_decide,
+    upper_gradient,
 )
 
 __all__ = ["FRESH", "FULL", "WORKING", "Refiner", "fixed_alpha_quad", "refine_many"]
@@ -77,19 +80,6 @@ def fixed_alpha_quad(Ssv, cols, kpar, w, row):
 
 
 @njit(cache=True, nogil=True)
-def _block(SW, cols, kpar, KW):
-    """The dense masked block ``K'[W, W]`` (upper triangle computed, then mirrored)."""
-    nw = SW.shape[0]
-    for t in range(nw):
-        masked_segment(SW, cols, kpar, t, t, KW[t])
-    for t0 in range(0, nw, 32):  # mirror tile by tile (column stores stay in cache)
-        for u0 in range(t0, nw, 32):
-            for t in range(t0, min(t0 + 32, nw)):
-                for u in range(max(u0, t + 1), min(u0 + 32, nw)):
-                    KW[u, t] = KW[t, u]
-
-
-@njit(cache=True, nogil=True)
 def _box(C, n, lo, hi, p, c):
     """Box [0, C], linear term -1 and entropy scale C for the first n variables."""
     for k in range(n):
@@ -99,37 +89,24 @@ def _box(C, n, lo, hi, p, c):
         c[k] = C
 
 
-@njit(cache=True, nogil=True, fastmath={"contract"})
-def _working_stage(prob, alpha, lo_thr, ctl, bufs):
-    """SMO on ``K'[W, W]`` from ``alpha0`` (restricted to W, where its support lies) until
-    ``f < lo_thr`` or the working-set optimum (tolerance :data:`W_TOL`); writes the point
-    into ``alpha`` (zero outside W). Returns ``(decided, f, iterations)``."""
+@njit(cache=True, nogil=True)
+def _working_stage(prob, alpha, lo_thr, ctl):
+    """SMO on ``K'[W, W]`` (its upper triangle) from ``alpha0`` restricted to W, where its
+    support lies, until ``f < lo_thr``, the working-set optimum (tolerance :data:`W_TOL`)
+    or too slow a pace (:data:`W_PATIENCE`); writes the point into ``alpha`` (zero outside
+    W). Returns ``(decided, f, iterations)``."""
     SW, cols, kpar, yW, a0W, W, ns, KW = prob
-    cache, slot_of, owner, stamp, cnt, diag, lo, hi, p, c = bufs
     nw = SW.shape[0]
-    _block(SW, cols, kpar, KW)
-    aW = np.empty(nw)
-    gW = np.empty(nw)
-    dW = np.empty(nw)
-    for k in range(nw):
-        aW[k] = a0W[k]
-        gW[k] = -1.0
-        dW[k] = KW[k, k]
-    for t in range(ns):  # the support of alpha0 comes first in W
-        wt = a0W[t] * yW[t]
-        row = KW[t]
-        for k in range(nw):
-            gW[k] += yW[k] * wt * row[k]
-    _box(ctl[0], nw, lo, hi, p, c)
-    ks = (KW, np.empty((0, 0)), np.empty(0), kpar, cache, slot_of, owner, stamp, cnt)
-    st = (aW, gW, yW, p[:nw], lo[:nw], hi[:nw], c[:nw], dW, dW)
-    opts = np.array([HINGE, WSS, W_TOL, ctl[1], 1e-12])
-    out = np.zeros(3)
-    decided, f, _ = smo_decide(ks, st, opts, out, (lo_thr, np.inf), (8, 256, False, W_PATIENCE))
+    masked_upper(SW, cols, kpar, KW)
+    aW = a0W.copy()
+    vW = np.empty(nw)
+    upper_gradient(KW, yW, aW, ns, vW)
+    decided, f, its = upper_decide(KW, yW, aW, vW,
+                                   (ctl[0], lo_thr, W_TOL, ctl[1], float(W_PATIENCE)))
     alpha[:] = 0.0
     for k in range(nw):
         alpha[W[k]] = aW[k]
-    return decided, f, out[0]
+    return decided, f, float(its)
 
 
 @njit(cache=True, nogil=True, fastmath={"contract"})
@@ -265,7 +242,7 @@ def refine_many(centre, kpar, batch, ctl, bufs, outs):
                 kp[4] = na
                 kp[5] = nr
                 d, f, its = _working_stage((SW, colsW[:(na + nr) * nw], kp, yW, a0W, W, ns, KW),
-                                           alphas[t], lo_thr[q], ctl, bufs)
+                                           alphas[t], lo_thr[q], ctl)
                 stages[t] = WORKING
                 if d == BELOW:
                     f_out[t] = f

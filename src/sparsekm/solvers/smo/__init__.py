@@ -33,8 +33,9 @@ decides a comparison; ``BELOW`` / ``ABOVE``), ``lin_bound``, ``get_row`` (a kern
 the tuple ``ks`` of :mod:`.rows`), the kinds ``HINGE`` / ``LOGISTIC`` / ``FIRST_ORDER`` /
 ``SECOND_ORDER`` and the masked-kernel rows of :mod:`.masked_rows` (``MASKED_POLY``,
 ``MASKED_RBF``, ``ipow``, ``masked_diag``, ``masked_matrix``, ``masked_row``,
-``masked_segment``, ``stack_columns``). Algorithms import these names from
-``sparsekm.solvers.smo`` only.
+``masked_segment``, ``masked_upper``, ``stack_columns``) with ``upper_decide`` /
+``upper_gradient`` (:mod:`.upper_decide`: SMO on a dense block's upper triangle).
+Algorithms import these names from ``sparsekm.solvers.smo`` only.
 
 Every solve returns the one :class:`~sparsekm.solvers.Result` with ``objective`` (the dual
 value, minimised), a certified ``bound``, ``values`` alpha, b, rho, dual_coef, support and
@@ -62,6 +63,7 @@ from .masked_rows import (
     masked_matrix,
     masked_row,
     masked_segment,
+    masked_upper,
     stack_columns,
 )
 from .svm_dual import (
@@ -71,12 +73,13 @@ from .svm_dual import (
     primal_objective,
     solve_svm_dual,
 )
+from .upper_decide import upper_decide, upper_gradient
 
 __all__ = ["ABOVE", "BELOW", "FIRST_ORDER", "HINGE", "LOGISTIC", "MASKED_POLY", "MASKED_RBF",
            "SECOND_ORDER", "UNDECIDED", "Hinge", "KernelSource", "Logistic",
            "SMOOptions", "SVMDualOptions", "decision_function", "dual_gradient",
            "dual_objective", "fit_libsvm", "get_row", "ipow", "kkt_intercept", "lin_bound",
            "linearized_bound", "masked_diag", "masked_matrix", "masked_row", "masked_segment",
-           "optimal_intercept",
+           "masked_upper", "optimal_intercept",
            "primal_objective", "smo_decide", "smo_run", "solve_kernel_dual", "solve_svm_dual",
-           "stack_columns", "svm_duality"]
+           "stack_columns", "svm_duality", "upper_decide", "upper_gradient"]
