@@ -119,6 +119,39 @@ def test_sample_n2_distance():
     assert sample_n2(mask_from_indices([0, 1, 2], 4), 2, 10, rng) == []
 
 
+def _numpy_sample_n2(beta, p, count, rng):
+    """The sampler as written with NumPy's own calls (the reference stream)."""
+    from sparsekm.algorithms.fs_kernel.recipe import mask_key
+
+    sel, uns = np.flatnonzero(beta), np.flatnonzero(~beta)
+    pmax = min(p, sel.size, uns.size)
+    out, tries = {}, 0
+    while pmax >= 2 and len(out) < count and tries < 20 * count:
+        tries += 1
+        q = int(rng.integers(2, pmax + 1))
+        nb = beta.copy()
+        nb[rng.choice(sel, q, replace=False)] = False
+        nb[rng.choice(uns, q, replace=False)] = True
+        out.setdefault(mask_key(nb), nb)
+    return list(out.values())
+
+
+def test_sample_n2_draws_numpys_stream():
+    """The compiled sampler gives the masks of NumPy's ``integers`` / ``choice`` calls, in
+    order, and leaves the generator in the same state (many shapes, small N^2 included)."""
+    g = np.random.default_rng(7)
+    for seed in range(120):
+        n = int(g.integers(3, 70))
+        beta = mask_from_indices(g.choice(n, int(g.integers(1, n)), replace=False), n)
+        p, count = int(g.integers(1, 8)), int(g.integers(1, 300))
+        r1, r2 = np.random.default_rng(seed), np.random.default_rng(seed)
+        r1.integers(0, 5), r2.integers(0, 5)  # a half-used 32-bit buffer
+        want, got = _numpy_sample_n2(beta, p, count, r1), sample_n2(beta, p, count, r2)
+        assert len(got) == len(want)
+        assert all((a == b).all() for a, b in zip(got, want))
+        assert r1.integers(0, 2**40) == r2.integers(0, 2**40)
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_ls_star_and_decsub_never_worse_than_start(seed):
     X, y = _data(10 + seed, m=40, n=10)
