@@ -198,3 +198,13 @@ def test_time_limit_returns_incumbent_with_status():
         assert res.status.value == "time_limit"
         assert res.beta.sum() == 5
         assert res.objective <= start + 1e-6 * abs(start)
+
+
+def test_changes_many_equals_changes_row_by_row():
+    from sparsekm.algorithms.fs_kernel.recipe import changes, changes_many
+
+    g = np.random.default_rng(3)
+    for _ in range(40):
+        n = int(g.integers(2, 40))
+        base, masks = g.random(n) < 0.5, g.random((int(g.integers(1, 30)), n)) < 0.5
+        assert changes_many(masks, base) == [changes(r, base) for r in masks]

@@ -25,7 +25,8 @@ from sparsekm.solvers.smo import (
     stack_columns,
 )
 
-__all__ = ["Recipe", "RecipeKernels", "aggregate", "changes", "mask_key", "unpack"]
+__all__ = ["Recipe", "RecipeKernels", "aggregate", "changes", "changes_many", "mask_key",
+           "unpack"]
 
 Recipe = tuple[bytes, tuple[int, ...], tuple[int, ...]]  # (packed base mask, added, removed)
 
@@ -110,3 +111,18 @@ def changes(mask: np.ndarray, base: np.ndarray) -> tuple[tuple[int, ...], tuple[
             tuple(np.flatnonzero(base & ~mask).tolist()))
 
 
+
+
+def changes_many(masks: np.ndarray, base: np.ndarray
+                 ) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """:func:`changes` of every row of ``masks`` (one pass over the whole batch)."""
+    out = []
+    parts = []
+    for diff in (masks & ~base, base & ~masks):
+        r, c = np.nonzero(diff)
+        cuts = np.searchsorted(r, np.arange(masks.shape[0] + 1)).tolist()
+        parts.append((c.tolist(), cuts))
+    (ca, ka), (cr, kr) = parts
+    for i in range(masks.shape[0]):
+        out.append((tuple(ca[ka[i]:ka[i + 1]]), tuple(cr[kr[i]:kr[i + 1]])))
+    return out
