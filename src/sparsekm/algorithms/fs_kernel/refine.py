@@ -41,11 +41,11 @@ from sparsekm.solvers.smo import (
     HINGE,
     get_row,
     masked_diag,
-    masked_segment,
     masked_upper,
     smo_decide,
     upper_decide,
     upper_gradient,
+    upper_segment,
 )
 
 __all__ = ["FRESH", "FULL", "WORKING", "Refiner", "fixed_alpha_quad", "refine_many"]
@@ -66,16 +66,19 @@ def fixed_alpha_quad(Ssv, cols, kpar, w, row):
     """``w' K'[SV, SV] w`` for ``w = (alpha y)[SV]``: the quadratic term of ``f(alpha, beta')``.
 
     ``Ssv`` is the centre's aggregate on the support vectors and ``cols`` the changed columns
-    restricted to them; the upper triangle only, each row segment computed vectorised.
+    restricted to them; the upper triangle only, row segment by row segment
+    (:func:`~sparsekm.solvers.smo.masked_rows.upper_segment`).
     """
     ns = Ssv.shape[0]
     quad = 0.0
     for t in range(ns):
-        masked_segment(Ssv, cols, kpar, t, t, row)
+        seg = row[:ns - t]
+        upper_segment(Ssv, cols, kpar, t, seg)
+        ws = w[t:]
         acc = 0.0
-        for u in range(t + 1, ns):
-            acc += w[u] * row[u]
-        quad += w[t] * (2.0 * acc + w[t] * row[t])
+        for u in range(1, ns - t):
+            acc += ws[u] * seg[u]
+        quad += w[t] * (2.0 * acc + w[t] * seg[0])
     return quad
 
 

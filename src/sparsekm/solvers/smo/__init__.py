@@ -33,7 +33,7 @@ decides a comparison; ``BELOW`` / ``ABOVE``), ``lin_bound``, ``get_row`` (a kern
 the tuple ``ks`` of :mod:`.rows`), the kinds ``HINGE`` / ``LOGISTIC`` / ``FIRST_ORDER`` /
 ``SECOND_ORDER`` and the masked-kernel rows of :mod:`.masked_rows` (``MASKED_POLY``,
 ``MASKED_RBF``, ``ipow``, ``masked_diag``, ``masked_matrix``, ``masked_row``,
-``masked_segment``, ``masked_upper``, ``stack_columns``) with ``upper_decide`` /
+``masked_segment``, ``masked_upper``, ``upper_segment``, ``stack_columns``) with ``upper_decide`` /
 ``upper_gradient`` (:mod:`.upper_decide`: SMO on a dense block's upper triangle).
 Algorithms import these names from ``sparsekm.solvers.smo`` only.
 
@@ -65,6 +65,7 @@ from .masked_rows import (
     masked_segment,
     masked_upper,
     stack_columns,
+    upper_segment,
 )
 from .svm_dual import (
     SVMDualOptions,
@@ -82,4 +83,5 @@ __all__ = ["ABOVE", "BELOW", "FIRST_ORDER", "HINGE", "LOGISTIC", "MASKED_POLY", 
            "linearized_bound", "masked_diag", "masked_matrix", "masked_row", "masked_segment",
            "masked_upper", "optimal_intercept",
            "primal_objective", "smo_decide", "smo_run", "solve_kernel_dual", "solve_svm_dual",
-           "stack_columns", "svm_duality", "upper_decide", "upper_gradient"]
+           "stack_columns", "svm_duality", "upper_decide", "upper_gradient",
+           "upper_segment"]

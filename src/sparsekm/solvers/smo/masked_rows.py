@@ -29,7 +29,7 @@ from numba import njit
 MASKED_POLY, MASKED_RBF = 5, 6
 
 __all__ = ["MASKED_POLY", "MASKED_RBF", "exp_neg", "ipow", "masked_diag", "masked_matrix",
-           "masked_row", "masked_segment", "masked_upper"]
+           "masked_row", "masked_segment", "masked_upper", "upper_segment"]
 
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two (Cody-Waite reduction)
 _LN2_LO = 1.90821492927058770002e-10
@@ -158,12 +158,20 @@ def _term(poly, xi, col, h):
 @njit(cache=True, nogil=True, fastmath={"contract"})
 def masked_upper(S, cols, kpar, K):
     """The upper triangle ``K[t, h], h >= t`` of the masked kernel (the lower one is left
-    alone), for a square dense block ``S``.
+    alone), for a square dense block ``S``; row by row with :func:`upper_segment`."""
+    for t in range(S.shape[0]):
+        upper_segment(S, cols, kpar, t, K[t, t:])
+
+
+@njit(cache=True, nogil=True, fastmath={"contract"})
+def upper_segment(S, cols, kpar, t, row):
+    """Entries ``h >= t`` of row ``t`` of the masked kernel into ``row[h - t]``.
 
     A swap adds a column and removes one: the changes are applied two swaps (four columns)
-    per pass over a row segment, so each pass loads and stores the segment once for four
-    columns (measured on a 229 x 229 block with four swaps: 27 us against 44 us one column
-    per pass). Fused multiply-adds: within a few ulp of :func:`masked_matrix`, not bit-equal.
+    per pass over the segment, so each pass loads and stores it once for four columns
+    (measured on a 229 x 229 block with four swaps: the triangle in 27 us against 44 us one
+    column per pass). Fused multiply-adds: within a few ulp of :func:`masked_matrix`, not
+    bit-equal.
     """
     poly = int(kpar[0]) == MASKED_POLY
     scale = kpar[1]
@@ -173,42 +181,40 @@ def masked_upper(S, cols, kpar, K):
     nr = int(kpar[5])
     npair = min(na, nr)
     m = S.shape[0]
-    for t in range(m):
-        n = m - t
-        row = K[t, t:]
-        srow = S[t, t:]
+    n = m - t
+    srow = S[t, t:]
+    for h in range(n):
+        row[h] = srow[h]
+    c = 0
+    while c + 1 < npair:  # two swaps: added c, c + 1; removed na + c, na + c + 1
+        a1 = cols[c * m + t:(c + 1) * m]
+        a2 = cols[(c + 1) * m + t:(c + 2) * m]
+        r1 = cols[(na + c) * m + t:(na + c + 1) * m]
+        r2 = cols[(na + c + 1) * m + t:(na + c + 2) * m]
+        x1, x2, z1, z2 = a1[0], a2[0], r1[0], r2[0]
         for h in range(n):
-            row[h] = srow[h]
-        c = 0
-        while c + 1 < npair:  # two swaps: added c, c + 1; removed na + c, na + c + 1
-            a1 = cols[c * m + t:(c + 1) * m]
-            a2 = cols[(c + 1) * m + t:(c + 2) * m]
-            r1 = cols[(na + c) * m + t:(na + c + 1) * m]
-            r2 = cols[(na + c + 1) * m + t:(na + c + 2) * m]
-            x1, x2, z1, z2 = a1[0], a2[0], r1[0], r2[0]
+            row[h] += ((_term(poly, x1, a1, h) - _term(poly, z1, r1, h))
+                       + (_term(poly, x2, a2, h) - _term(poly, z2, r2, h)))
+        c += 2
+    if c < npair:
+        a1 = cols[c * m + t:(c + 1) * m]
+        r1 = cols[(na + c) * m + t:(na + c + 1) * m]
+        x1, z1 = a1[0], r1[0]
+        for h in range(n):
+            row[h] += _term(poly, x1, a1, h) - _term(poly, z1, r1, h)
+    for c in range(na + nr):  # unpaired additions, then removals
+        if npair <= c < na or c >= na + npair:
+            col = cols[c * m + t:(c + 1) * m]
+            x = col[0]
+            sg = 1.0 if c < na else -1.0
             for h in range(n):
-                row[h] += ((_term(poly, x1, a1, h) - _term(poly, z1, r1, h))
-                           + (_term(poly, x2, a2, h) - _term(poly, z2, r2, h)))
-            c += 2
-        if c < npair:
-            a1 = cols[c * m + t:(c + 1) * m]
-            r1 = cols[(na + c) * m + t:(na + c + 1) * m]
-            x1, z1 = a1[0], r1[0]
-            for h in range(n):
-                row[h] += _term(poly, x1, a1, h) - _term(poly, z1, r1, h)
-        for c in range(na + nr):  # unpaired additions, then removals
-            if npair <= c < na or c >= na + npair:
-                col = cols[c * m + t:(c + 1) * m]
-                x = col[0]
-                sg = 1.0 if c < na else -1.0
-                for h in range(n):
-                    row[h] += sg * _term(poly, x, col, h)
-        if poly:
-            for h in range(n):
-                row[h] = ipow(scale * row[h] + shift, d)
-        else:
-            for h in range(n):
-                row[h] = exp_neg(scale * row[h] + shift)
+                row[h] += sg * _term(poly, x, col, h)
+    if poly:
+        for h in range(n):
+            row[h] = ipow(scale * row[h] + shift, d)
+    else:
+        for h in range(n):
+            row[h] = exp_neg(scale * row[h] + shift)
 
 
 @njit(cache=True, nogil=True)
