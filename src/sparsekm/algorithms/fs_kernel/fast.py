@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -48,6 +49,8 @@ SMO_CAP = 1000  # SMO iterations per refinement before falling back to libsvm
 W_SHARE = 0.5  # share of the non-support vectors in the working set (closest to the margin)
 W_MAX = 1500  # at most this many samples in the working set (its block: 18 MB per thread)
 FIXED_MIN, FIXED_PROBE = 0.2, 4  # fixed-alpha pass on multi-swap batches: see _bounds
+CHUNK = 16  # masks per refine_many call (the unit of work handed to a thread)
+EXACT_AT_ONCE = 1
 FIXED_SAMPLE = 64  # masks of a multi-swap batch the fixed-alpha pass is measured on first
 Need = Callable[[Batch], tuple[np.ndarray, np.ndarray]]
 
@@ -92,6 +95,9 @@ class FastEvaluator(PathEvaluator):
             self._pool = None
 
     def _map(self, fn: Callable, items: list) -> list:
+        """``fn`` over ``items``: in order on this thread, or through the pool (tasks are
+        taken in order by whichever thread is free: a thread the machine delays does not
+        hold up the others)."""
         if self._pool is None or len(items) <= 1:
             return [fn(x) for x in items]
         return list(self._pool.map(fn, items))
@@ -145,11 +151,12 @@ class FastEvaluator(PathEvaluator):
 
     def _refine(self, b: Batch, ctx: Context, todo: np.ndarray, T: np.ndarray | None,
                 max_iter: int) -> None:
-        """:func:`refine_many` on the masks ``todo`` (interleaved over the threads; each
-        thread stops at its first hopeless mask); tightens their intervals. A mask whose SMO
-        run on the whole problem ended undecided (converged, or at ``SMO_CAP`` iterations) is
-        marked ``refined``: its interval will not get narrower, so it is solved exactly if
-        still needed."""
+        """:func:`refine_many` on the masks ``todo``, in chunks of ``CHUNK`` in order (over
+        the threads when there are several); the round ends at the first hopeless mask (no
+        chunk starts after one was met); tightens the intervals of the masks processed. A
+        mask whose SMO run on the whole problem ended undecided (converged, or at
+        ``SMO_CAP`` iterations) is marked ``refined``: its interval will not get narrower, so
+        it is solved exactly if still needed."""
         p = self.p
         if T is None:
             lo_thr, hi_thr = np.full(todo.size, -math.inf), np.full(todo.size, math.inf)
@@ -169,15 +176,21 @@ class FastEvaluator(PathEvaluator):
         ctl = np.array([p.C, max_iter, SVM_TOL, float(p.sign > 0), stop, use_W])
         kpar = self.rk.kpar(0, 0)
 
+        hit = threading.Event()  # a mask to solve exactly was met: the round ends
+
         def run(k: int) -> None:
-            part = np.arange(k, todo.size, self.workers)
+            if hit.is_set():
+                return
+            part = slice(k, min(k + CHUNK, todo.size))
             batch = (b.add, b.rem, b.alphas, b.grads, b.stages, todo[part], lo_thr[part],
                      hi_thr[part])
             n = refine_many(centre, kpar, batch, ctl, self.refiner.buffers(),
                             (f, lb, its, spent))
-            done[part[:n]] = True
+            done[k:k + abs(n)] = True
+            if n < 0:
+                hit.set()
 
-        self._map(run, list(range(min(self.workers, todo.size))))
+        self._map(run, list(range(0, todo.size, CHUNK)))
         idx = todo[done]
         slack = REL_TOL * (1.0 + np.abs(f[idx]))
         if p.sign > 0:
@@ -249,7 +262,7 @@ class FastEvaluator(PathEvaluator):
                 return True
             direct = b.refined[idx] | (b.hi[idx] < T) | ~np.isfinite(T)
             if direct.any():
-                ex = idx[direct][:self.workers].tolist()
+                ex = idx[direct][:EXACT_AT_ONCE].tolist()
                 self._map(lambda i: self._exact(b, i), ex)
                 self.stats["exact_solves"] += len(ex)
             else:

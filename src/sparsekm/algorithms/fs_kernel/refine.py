@@ -208,8 +208,8 @@ def refine_many(centre, kpar, batch, ctl, bufs, outs):
     ``f < lo_thr`` can settle them), then the full stage. Writes ``f``, the lower bound, the
     iterations and a flag ``spent`` (the full stage ended undecided: converged or at its
     cap) per mask into ``outs = (f_out, lb_out, it_out, spent_out)``; returns how many masks
-    were processed (it stops after the first mask whose :func:`smo_decide` outcome is
-    ``stop_code``, if non-zero)."""
+    were processed, negated when it stopped after a mask whose :func:`smo_decide` outcome
+    is ``stop_code`` (if non-zero)."""
     S, XT, y, alpha0, W, ns, SW, XTW = centre
     add, rem, alphas, grads, stages, todo, lo_thr, hi_thr = batch
     f_out, lb_out, it_out, spent_out = outs
@@ -264,7 +264,7 @@ def refine_many(centre, kpar, batch, ctl, bufs, outs):
         it_out[t] = its + its2
         spent_out[t] = 1.0 if d == 0 else 0.0
         if stop_code != 0 and d == stop_code:
-            return q + 1
+            return -(q + 1)
     return todo.shape[0]
 
 
