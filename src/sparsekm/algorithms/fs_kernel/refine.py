@@ -73,7 +73,7 @@ def fixed_alpha_quad(Ssv, cols, kpar, w, row):
     quad = 0.0
     for t in range(ns):
         seg = row[:ns - t]
-        upper_segment(Ssv, cols, kpar, t, seg)
+        upper_segment(Ssv, cols, kpar, t, seg, np.uint64(0))
         ws = w[t:]
         acc = 0.0
         for u in range(1, ns - t):
