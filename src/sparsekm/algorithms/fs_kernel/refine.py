@@ -61,13 +61,14 @@ W_PATIENCE = 16  # the working-set stage gives up when f would need > 16 more ch
 WSS = FIRST_ORDER
 
 
-@njit(cache=True, nogil=True, fastmath={"contract"})
+@njit(cache=True, nogil=True, fastmath={"contract", "reassoc"})
 def fixed_alpha_quad(Ssv, cols, kpar, w, row):
     """``w' K'[SV, SV] w`` for ``w = (alpha y)[SV]``: the quadratic term of ``f(alpha, beta')``.
 
     ``Ssv`` is the centre's aggregate on the support vectors and ``cols`` the changed columns
     restricted to them; the upper triangle only, row segment by row segment
-    (:func:`~sparsekm.solvers.smo.masked_rows.upper_segment`).
+    (:func:`~sparsekm.solvers.smo.masked_rows.upper_segment`), each dot product summed in
+    any order (``reassoc``: vectorised).
     """
     ns = Ssv.shape[0]
     quad = 0.0
