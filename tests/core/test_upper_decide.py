@@ -12,6 +12,7 @@ from sparsekm.solvers.smo import (
     MASKED_RBF,
     SVMDualOptions,
     masked_matrix,
+    masked_segment,
     masked_upper,
     solve_svm_dual,
     stack_columns,
@@ -52,6 +53,11 @@ def test_masked_upper_is_the_masked_matrix(kind, add, rem):
     iu = np.triu_indices(K.shape[0])
     np.testing.assert_allclose(U[iu], K[iu], rtol=1e-13, atol=0)
     assert np.isnan(U[np.tril_indices(K.shape[0], -1)]).all()  # the lower part untouched
+    for i, h0 in ((0, 0), (5, 0), (7, 3), (39, 39), (12, 30)):
+        row = np.full(K.shape[0], np.nan)
+        masked_segment(S, cols, kpar, i, h0, row)
+        np.testing.assert_allclose(row[h0:], K[i, h0:], rtol=1e-13, atol=0)
+        assert np.isnan(row[:h0]).all()
 
 
 def _problem(seed=1, m=40):

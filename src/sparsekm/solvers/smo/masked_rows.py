@@ -133,17 +133,9 @@ def _pre(S, cols, kpar, i, h0, out):
 
 @njit(cache=True, nogil=True, fastmath={"contract"})
 def masked_segment(S, cols, kpar, i, h0, out):
-    """Entries ``h >= h0`` of row ``i`` of the masked kernel into ``out[h]`` (fused
-    multiply-adds: within a few ulp of :func:`masked_matrix`'s entries, not bit-equal)."""
-    _pre(S, cols, kpar, i, h0, out)
-    seg = out[h0:S.shape[0]]
-    if int(kpar[0]) == MASKED_POLY:
-        d = int(kpar[2])
-        for h in range(seg.shape[0]):
-            seg[h] = ipow(seg[h], d)
-    else:
-        for h in range(seg.shape[0]):
-            seg[h] = exp_neg(seg[h])
+    """Entries ``h >= h0`` of row ``i`` of the masked kernel into ``out[h]`` (see
+    :func:`segment`)."""
+    segment(S, cols, kpar, i, h0, out, np.uint64(h0))
 
 
 @njit(cache=True, nogil=True, fastmath={"contract"})
@@ -168,7 +160,13 @@ def _term(poly, xi, col, k):
 
 @njit(cache=True, nogil=True, fastmath={"contract"})
 def upper_segment(S, cols, kpar, t, out, o):
-    """Entries ``h >= t`` of row ``t`` of the masked kernel into ``out[o + h - t]``.
+    """Entries ``h >= t`` of row ``t`` of the masked kernel into ``out[o + h - t]``."""
+    segment(S, cols, kpar, t, t, out, o)
+
+
+@njit(cache=True, nogil=True, fastmath={"contract"}, inline="always")
+def segment(S, cols, kpar, i, h0, out, o):
+    """Entries ``h >= h0`` of row ``i`` of the masked kernel into ``out[o + h - h0]``.
 
     A swap adds a column and removes one: the changes are applied two swaps (four columns)
     per pass over the segment, so each pass loads and stores it once for four columns, and
@@ -185,32 +183,40 @@ def upper_segment(S, cols, kpar, t, out, o):
     nr = int(kpar[5])
     npair = min(na, nr)
     m = np.uint64(S.shape[0])
-    tu = np.uint64(t)
-    n = m - tu
-    srow = S[t]
+    iu = np.uint64(i)
+    hu = np.uint64(h0)
+    n = m - hu
+    srow = S[i]
     for h in range(n):
-        out[o + h] = srow[tu + h]
+        out[o + h] = srow[hu + h]
     c = 0
     while c + 1 < npair:  # two swaps: added c, c + 1; removed na + c, na + c + 1
-        a1 = np.uint64(c) * m + tu
+        a1 = np.uint64(c) * m
         a2 = a1 + m
-        r1 = np.uint64(na + c) * m + tu
+        r1 = np.uint64(na + c) * m
         r2 = r1 + m
-        x1, x2, z1, z2 = cols[a1], cols[a2], cols[r1], cols[r2]
+        x1, x2, z1, z2 = cols[a1 + iu], cols[a2 + iu], cols[r1 + iu], cols[r2 + iu]
+        a1 += hu
+        a2 += hu
+        r1 += hu
+        r2 += hu
         for h in range(n):
             out[o + h] += ((_term(poly, x1, cols, a1 + h) - _term(poly, z1, cols, r1 + h))
                            + (_term(poly, x2, cols, a2 + h) - _term(poly, z2, cols, r2 + h)))
         c += 2
     if c < npair:
-        a1 = np.uint64(c) * m + tu
-        r1 = np.uint64(na + c) * m + tu
-        x1, z1 = cols[a1], cols[r1]
+        a1 = np.uint64(c) * m
+        r1 = np.uint64(na + c) * m
+        x1, z1 = cols[a1 + iu], cols[r1 + iu]
+        a1 += hu
+        r1 += hu
         for h in range(n):
             out[o + h] += _term(poly, x1, cols, a1 + h) - _term(poly, z1, cols, r1 + h)
     for c in range(na + nr):  # unpaired additions, then removals
         if npair <= c < na or c >= na + npair:
-            a1 = np.uint64(c) * m + tu
-            x = cols[a1]
+            a1 = np.uint64(c) * m
+            x = cols[a1 + iu]
+            a1 += hu
             sg = 1.0 if c < na else -1.0
             for h in range(n):
                 out[o + h] += sg * _term(poly, x, cols, a1 + h)
