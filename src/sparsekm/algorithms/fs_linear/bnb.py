@@ -34,6 +34,7 @@ from .bnb_heuristics import (
     support_value,
 )
 from .common import Search, finish
+from .fast import warm_up as fast_warm_up
 
 __all__ = ["BRANCHING", "LinearTree", "ROOT_SEARCHES", "bnb", "fast_support"]
 
@@ -113,6 +114,7 @@ def _warm_up() -> None:
     p = FSLinearProblem(X, y, B=2, C=1.0)
     solve_node(p, SolverPlan(), np.zeros(0, int), np.arange(4), 2)
     fast_support(p, [0, 1], SolverPlan())
+    fast_warm_up()                    # the root heuristic ``fast``
 
 
 @dataclass
@@ -286,7 +288,7 @@ class LinearTree(TreeProblem):
 
 @register("fs-linear", "method", "bnb",
           paper="Bertsimas, Pauphilet & Van Parys (2021); Hazimeh, Mazumder & Saab (2022)",
-          ref="branch and bound with the dual of (13) per node")
+          ref="branch and bound with the dual of (13) per node", warm_up=_warm_up)
 def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search(),
         root_search: str = "fast", heuristic_share: float = 0.25,
         gap_tol: float = 1e-4, node_limit: int | None = None, extra: int = 30,
