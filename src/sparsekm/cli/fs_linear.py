@@ -70,9 +70,10 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     if "seed" in entry.options and "seed" not in kwargs:
         kwargs["seed"] = opts.seed       # the CLI's --seed, unless --option seed= says
     c.ready()
+    load_s = registry.load_compiled(entry)       # before the method's clock: not a solve
     res = solve_fs_linear(problem, entry.name, plan, **kwargs)
     w, b = res.values["w"], float(res.values["b"])
-    extra: dict[str, Any] = {"b": b, "w_selected": [w[j] for j in res.selected],
+    extra: dict[str, Any] = {"load_s": load_s, "b": b, "w_selected": [w[j] for j in res.selected],
                              "train_accuracy": c.accuracy(split.train.X @ w + b, split.train.y),
                              "iterations": res.log or None, "equation": entry.citation}
     if split.test is not None:

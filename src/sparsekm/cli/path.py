@@ -15,6 +15,8 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
+from sparsekm import registry
+
 from . import common as c
 
 PROBLEM = "fs-linear"
@@ -60,12 +62,13 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     from sparsekm.algorithms.fs_linear.swap import SwapOptions
     from sparsekm.solvers import SolverPlan
 
-    t0 = time.perf_counter()
     split = c.prepare(opts)
     tr = split.train
     Bs = parse_budgets(str(params["B"]), tr.n)
     Cs = parse_penalties(str(params["C"]))
     plan = SolverPlan(time_limit=opts.time_limit, relax_solver=opts.solver)
+    load_s = registry.load_compiled(registry.get(PROBLEM, "method", "fast"))
+    t0 = time.perf_counter()
     rows = fs_linear_path(tr.X, tr.y.astype(float), Bs, Cs, plan=plan,
                           options=SwapOptions(candidates=params.get("candidates", 40)),
                           cold=params.get("cold", True), bound=params.get("bound", False))
@@ -85,7 +88,7 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
         problem=PROBLEM, method="fast-path", ds=split.ds,
         params={"B": Bs, "C": Cs, **{k: v for k, v in params.items() if k not in ("B", "C")},
                 **opts.params()},
-        status=status, time_s=time.perf_counter() - t0, entries=entries,
+        status=status, time_s=time.perf_counter() - t0, load_s=load_s, entries=entries,
         equation="paper D, FS-SVM (2); warm-started swap search per B")
     for key in ("objective", "lower_bound", "gap", "selected", "selected_names"):
         payload.pop(key, None)   # per entry, not one value

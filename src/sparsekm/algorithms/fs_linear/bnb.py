@@ -34,6 +34,7 @@ from .bnb_heuristics import (
     support_value,
 )
 from .common import Search, finish
+from .fast import warm_up as fast_warm_up
 
 __all__ = ["BRANCHING", "LinearTree", "ROOT_SEARCHES", "bnb", "fast_support"]
 
@@ -113,6 +114,7 @@ def _warm_up() -> None:
     p = FSLinearProblem(X, y, B=2, C=1.0)
     solve_node(p, SolverPlan(), np.zeros(0, int), np.arange(4), 2)
     fast_support(p, [0, 1], SolverPlan())
+    fast_warm_up()                    # the root heuristic ``fast``
 
 
 @dataclass
@@ -125,7 +127,7 @@ class LinearTree(TreeProblem):
     gap_tol: float = 1e-4
     branching: str = "fractional"
     extra: int = 30
-    root_search: str = "local-bnb"
+    root_search: str = "fast"
     search: Search = Search()
     heuristic_share: float = 0.25
     swap_passes: int = 10
@@ -286,9 +288,9 @@ class LinearTree(TreeProblem):
 
 @register("fs-linear", "method", "bnb",
           paper="Bertsimas, Pauphilet & Van Parys (2021); Hazimeh, Mazumder & Saab (2022)",
-          ref="branch and bound with the dual of (13) per node")
+          ref="branch and bound with the dual of (13) per node", warm_up=_warm_up)
 def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search(),
-        root_search: str = "local-bnb", heuristic_share: float = 0.25,
+        root_search: str = "fast", heuristic_share: float = 0.25,
         gap_tol: float = 1e-4, node_limit: int | None = None, extra: int = 30,
         branching: str = "fractional", log_every: float = 5.0, workers: int = 1,
         checkpoint: str | None = None, scheduler: str | None = None,
@@ -302,8 +304,12 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
     rounding heuristic (the relaxed support, polished by the SVM (1)), pruning at
     UB (1 - ``gap_tol``), reduced-cost-like fixing of features (:func:`_screen`), branching
     on the most fractional relaxed z_j. The root incumbent (``root_search``, at most
-    ``heuristic_share`` of the time limit) comes from Algorithm 1's restricted problem on the
-    2B + k best-ranked features solved by this branch and bound (``"local-bnb"``), or from
+    ``heuristic_share`` of the time limit) comes from the native swap search ``fast``
+    (default: on ionosphere B = 4, 6, sonar B = 5, breast_cancer_diagnostic B = 5, cleveland
+    B = 4 and colorectal B = 5 it found the same incumbent as ``"local-bnb"`` with a root
+    phase 2-11x shorter, which is the serial share of a parallel search), from Algorithm 1's
+    restricted problem on the 2B + k best-ranked features solved by this branch and bound
+    (``"local-bnb"``), or from
     paper D's Local Search (Algorithm 1) / Kernel Search (Algorithm 2) ranked by the root
     relaxation (``search``'s k / rho / cop_form; MIQPs by ``plan.solver`` within
     ``plan.subproblem_time_limit``); every new incumbent is improved by 1-swaps.

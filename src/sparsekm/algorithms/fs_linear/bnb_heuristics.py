@@ -223,6 +223,10 @@ ROOT_HEURISTICS: dict[str, tuple[str, Callable[[RootContext, np.ndarray], list[l
     "fast": ("order", _fast),
 }
 ROOT_SEARCHES = (*ROOT_HEURISTICS, "none")
+# root heuristics that compute their supports in the driver alone, so they run before the
+# top-B stage (whose 1-swaps go to the workers): the workers' start-up (spawn, imports, the
+# numba cache: ~2 s each) then overlaps them instead of preceding them
+DRIVER_FIRST = ("fast",)
 
 
 def root_incumbent(ctx: RootContext, v: np.ndarray, s2: np.ndarray, name: str) -> None:
@@ -232,13 +236,19 @@ def root_incumbent(ctx: RootContext, v: np.ndarray, s2: np.ndarray, name: str) -
     u = 1.0 - v - 1e-9 * s2 / max(float(s2.max()), 1e-300)   # DSCoP-style ranking
     order = np.argsort(u, kind="stable")
     ctx.incumbent.candidates = order[:min(p.n, p.B + 40)]
-    ctx.run_stage("top-B", lambda: ctx.incumbent.offer(list(order[:p.B])))
-    if name == "none" or ctx.plan.clock.expired():
+    if name == "none":
+        ctx.run_stage("top-B", lambda: ctx.incumbent.offer(list(order[:p.B])))
         return
     kind, fn = ROOT_HEURISTICS[name]
 
     def heuristic() -> None:
+        if ctx.plan.clock.expired():
+            return
         for support in fn(ctx, order if kind == "order" else u):
             ctx.incumbent.offer(support)
 
-    ctx.run_stage(name, heuristic)
+    stages = [("top-B", lambda: ctx.incumbent.offer(list(order[:p.B]))), (name, heuristic)]
+    if name in DRIVER_FIRST:      # it runs in this process while the workers start
+        stages.reverse()
+    for stage, improve in stages:
+        ctx.run_stage(stage, improve)

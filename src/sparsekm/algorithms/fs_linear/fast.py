@@ -106,9 +106,23 @@ def fast_incumbent(problem: FSLinearProblem, plan: SolverPlan,
     return iterated_search(problem, plan, start)
 
 
+def warm_up() -> None:
+    """Load the compiled code of ``fast`` (the native SVM's both methods, the swap scores) by
+    a search on a tiny seeded problem (:func:`sparsekm.registry.load_compiled`)."""
+    from sparsekm.solvers.linear_svm import solve_linear_svm
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((16, 8))
+    y = np.where(np.arange(16) % 2 == 0, 1.0, -1.0)
+    for method in ("ipm", "dcd"):
+        solve_linear_svm(X[:, :3], y, 1.0, method=method)
+    iterated_search(FSLinearProblem(X, y, B=3, C=1.0), SolverPlan(), restarts=1)
+
+
 @register("fs-linear", "method", "fast",
           paper="Zhu et al. (2020), PNAS 117:33117 (splicing); Ferris & Munson (2003)",
-          ref="iterated swap search on FS-SVM (2), certified screening, native SVM (1)")
+          ref="iterated swap search on FS-SVM (2), certified screening, native SVM (1)",
+          warm_up=warm_up)
 def fast(problem: FSLinearProblem, plan: SolverPlan, *, candidates: int = 40,
          splice: int = 5, restarts: int = 20, perturb: float = 0.25, seed: int = 0,
          polish: bool = True, weakest: int = 3, tries: int = 20, tol: float = 1e-9,
