@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm import registry
 from sparsekm.algorithms.fs_kernel.local_search import local_search, ls_star
-from sparsekm.algorithms.fs_kernel.preload import preload
 from sparsekm.data import Scaler, load_dataset
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
 from sparsekm.solvers import SolverPlan
@@ -122,10 +122,8 @@ def main() -> None:
     if args.quick:
         insts, kernels, algos = ["cleveland"], ["rbf"], ["ls-star"]
     # load the compiled code of both paths outside the timings (as the CLI does: load_s)
-    for kern in kernels:
-        for algo in algos:
-            for fast in (True, False):
-                preload(problem("cleveland", kern), algo, {"fast": fast})
+    for algo in algos:
+        registry.load_compiled(registry.get("fs-kernel", "method", algo))
     t0, load0 = time.perf_counter(), os.getloadavg()
     rows = [one(i, k, a, max(1, args.repeats)) for k in kernels for i in insts for a in algos]
     total, load = time.perf_counter() - t0, os.getloadavg()

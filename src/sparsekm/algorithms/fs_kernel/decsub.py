@@ -32,13 +32,15 @@ from .fast import make_evaluator
 from .greedy import greedy_H, lazy_greedy_H, ls_fixed_alpha
 from .local_search import start_mask
 from .path import PathEvaluator
+from .preload import warm_up_search
 from .recipe import unpack
 from .search import StallWindow
 
 __all__ = ["decsub_light"]
 
 
-@register("fs-kernel", "method", "decsub", paper="A", ref="Algorithm 3 (DecSubLight*)")
+@register("fs-kernel", "method", "decsub", paper="A", ref="Algorithm 3 (DecSubLight*)",
+          warm_up=warm_up_search("decsub", sense="paper"))
 @single_blas
 def decsub_light(problem: FSKernelProblem, plan: SolverPlan, *,
                  beta_in: np.ndarray | None = None, seed: int = 0, sol_pool: int = 200,

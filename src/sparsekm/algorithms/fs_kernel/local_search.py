@@ -19,6 +19,7 @@ from sparsekm.solvers import Result, SolverPlan
 from .evaluator import mask_key, mask_result, single_blas
 from .fast import make_evaluator
 from .path import PathEvaluator
+from .preload import warm_up_search
 from .search import StallWindow, sample_n2
 
 __all__ = ["N1_LOCAL", "descend", "local_search", "ls_star", "start_mask"]
@@ -53,7 +54,8 @@ def descend(ev: PathEvaluator, beta: np.ndarray, tabu: set[bytes] | None
             return beta, cur, done
 
 
-@register("fs-kernel", "method", "ls", paper="A", ref="Algorithm 1")
+@register("fs-kernel", "method", "ls", paper="A", ref="Algorithm 1",
+          warm_up=warm_up_search("ls"))
 @single_blas
 def local_search(problem: FSKernelProblem, plan: SolverPlan, *,
                  beta_in: np.ndarray | None = None, seed: int = 0, fast: bool = True,
@@ -80,7 +82,8 @@ def local_search(problem: FSKernelProblem, plan: SolverPlan, *,
     return res.mark_local(N1_LOCAL) if done else res
 
 
-@register("fs-kernel", "method", "ls-star", paper="A", ref="Algorithm 2")
+@register("fs-kernel", "method", "ls-star", paper="A", ref="Algorithm 2",
+          warm_up=warm_up_search("ls-star"))
 @single_blas
 def ls_star(problem: FSKernelProblem, plan: SolverPlan, *, beta_in: np.ndarray | None = None,
             seed: int = 0, n_samples: int = 500, opt_window: int = 5, p: int | None = None,
