@@ -105,7 +105,26 @@ GRIDS = {
     "solver": ('problem = "smkl"\ndata = ["wine"]\n[grid.params]\nsolver = ["gurobbi"]',
                "--solver gurobbi"),
     "B": ('problem = "fs-linear"\ndata = ["wine"]\n[grid.params]\nB = [0]', "--B 0"),
+    "outer": ('problem = "minmax-fs"\ndata = ["wine"]\n[grid.params]\nouter_folds = [10]\n'
+              'C2 = [2.0]', "C2=2.0"),
 }
+
+
+def test_outer_folds_dry_run_stops_before_the_nested_cv(monkeypatch) -> None:
+    """A grid's validation of paper E's protocol (``outer_folds``) builds the problem and stops
+    before the nested CV (it ran the whole protocol once: 7 of paperE_table2_quick's 8
+    minutes)."""
+    import sparsekm.algorithms.minmax_fs.protocol as protocol
+    from sparsekm.cli.common import check_run
+
+    def ran(*args, **kwargs):
+        raise AssertionError("the dry run ran the protocol")
+
+    monkeypatch.setattr(protocol, "run_protocol", ran)
+    t0 = time.perf_counter()
+    check_run("solve", "minmax-fs", {"data": "colorectal"},
+              {"C2": 0.9, "outer_folds": 10, "method": "fast"})
+    assert time.perf_counter() - t0 < 30
 
 
 @pytest.mark.parametrize("case", sorted(GRIDS))

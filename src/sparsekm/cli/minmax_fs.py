@@ -68,6 +68,7 @@ def _protocol(opts: RunOptions, params: dict[str, Any], method: str, outer: int,
 
     from sparsekm.algorithms.minmax_fs.cv import C_GRID, GAMMA_GRID
     from sparsekm.algorithms.minmax_fs.protocol import pooled, run_protocol
+    from sparsekm.models.minmax_fs import MinMaxFSProblem
 
     from .common import load_cli_data
 
@@ -76,6 +77,9 @@ def _protocol(opts: RunOptions, params: dict[str, Any], method: str, outer: int,
     if outer < 2:
         raise CLIError(f"--outer-folds {outer}: give at least 2 (paper E: 10), or 0 for one fit")
     ds = load_cli_data(opts.data, opts.label, opts.rows)
+    MinMaxFSProblem(ds.X, ds.y, C=1.0 if start.C is None else start.C, C2=params["C2"],
+                    p=params["p"])                       # validates C2, p
+    ready()          # a grid's dry run (check_run) stops here, before the nested CV
     t0 = time.perf_counter()
     grids = ((C_GRID if start.C is None else (float(start.C),)),
              (GAMMA_GRID if start.gamma0 is None else (float(start.gamma0),)))
