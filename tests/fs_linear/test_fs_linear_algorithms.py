@@ -114,7 +114,7 @@ def test_miqp_warm_start_from_kernel_search(method: str) -> None:
     never worse than it; --no-warm-start runs cold (paper D, Table 5)."""
     key, B, C = "wholesale", 3, 1.0
     opt, _, _ = enum_opt(key, B, C)
-    warm = run(key, B, C, method, SolverPlan(time_limit=20))
+    warm = run(key, B, C, method, SolverPlan(time_limit=20), warm="kernel-search")
     ks = run(key, B, C, "kernel-search")
     assert warm.extra["warm_start"]["method"] == "kernel-search"
     assert warm.objective <= ks.objective * (1 + 1e-9)
@@ -123,18 +123,22 @@ def test_miqp_warm_start_from_kernel_search(method: str) -> None:
     assert cold.extra["warm_start"] is None and cold.objective >= opt * (1 - TOL)
 
 
-def test_miqp_without_time_to_load_returns_the_warm_start(monkeypatch) -> None:
-    """When the time left cannot even load the MIQP, bigm returns the Kernel Search point
-    (with its DSCoP bound) as a time-limit result instead of overshooting the limit."""
+@pytest.mark.parametrize("warm", ["kernel-search", "fast"])
+def test_miqp_without_time_to_load_returns_the_warm_start(monkeypatch, warm: str) -> None:
+    """When the time left cannot even load the MIQP, bigm returns the warm start's point
+    (Kernel Search, or ``fast``: the default) with its certified bound as a time-limit result
+    instead of overshooting the limit."""
     import sparsekm.algorithms.fs_linear.direct as direct
 
     key, B, C = "wholesale", 3, 1.0
-    ks = run(key, B, C, "kernel-search")
+    start = run(key, B, C, warm)
     monkeypatch.setattr(direct, "LOAD_S_PER_NNZ", 1e3)
-    res = run(key, B, C, "bigm", SolverPlan(time_limit=30))
+    kw = {} if warm == "fast" else {"warm": warm}
+    res = run(key, B, C, "bigm", SolverPlan(time_limit=30), **kw)
     assert res.status.value == "time_limit" and "no room for the MIQP" in res.message
-    assert math.isclose(res.objective, ks.objective, rel_tol=1e-12)
-    assert math.isclose(res.bound, ks.bound, rel_tol=1e-9) and res.time_s < 30
+    assert res.extra["warm_start"]["method"] == warm
+    assert math.isclose(res.objective, start.objective, rel_tol=1e-12)
+    assert math.isclose(res.bound, start.bound, rel_tol=1e-9) and res.time_s < 30
 
 
 @pytest.mark.slow
