@@ -163,3 +163,23 @@ def test_bnb_with_shrunk_samples_certifies_enumerated_optimum() -> None:
     assert res.status.value == "optimal" and res.selected == opt.selected
     assert math.isclose(res.objective, opt.objective, rel_tol=TOL)
     assert res.bound <= opt.objective * (1 + 1e-9)
+
+
+def test_time_limit_holds_through_the_root_swaps_on_many_rows() -> None:
+    """m > FAST_SVM_MAX_M: the root's 1-swap search stops at the time limit and returns the
+    incumbent with its certified bound (mfeat B = 30 ran 180 s past a 60 s limit before: the
+    root's swaps had no deadline and each support went to the QP solver)."""
+    import time
+
+    from sparsekm.algorithms.fs_linear.bnb_heuristics import FAST_SVM_MAX_M
+
+    rng = np.random.default_rng(3)
+    m, n = FAST_SVM_MAX_M + 200, 120
+    X = rng.standard_normal((m, n))
+    y = np.where(X[:, :10].sum(axis=1) + rng.standard_normal(m) > 0, 1.0, -1.0)
+    p = FSLinearProblem(X, y, B=20, C=10.0)
+    t0 = time.perf_counter()
+    res = solve_fs_linear(p, "bnb", SolverPlan(time_limit=3.0))
+    assert time.perf_counter() - t0 < 3.0 + 5.0
+    assert res.status.value in ("time_limit", "optimal") and res.has_solution
+    assert res.bound is not None and res.bound <= res.objective * (1 + 1e-9)

@@ -166,7 +166,7 @@ class LinearTree(TreeProblem):
         """The root relaxation, the first incumbent (:func:`root_incumbent`), the root node;
         each step a checkpointed stage."""
         p, plan = self.problem, ctx.plan
-        inc = self._incumbent(math.inf, {}, None)
+        inc = self._incumbent(math.inf, {}, plan.clock)    # its swaps stop at the time limit
         if ctx.workers > 1:                        # the root's swap searches on the workers
             inc.evaluate_many = lambda keys: _flatten(ctx.map("support_values",
                                                               _split(keys, ctx.workers)))
