@@ -115,7 +115,9 @@ def test_parallel_time_limit_returns_incumbent_and_valid_bound(two_workers):
     """Nodes abandoned at the limit go back to the open set: the bound stays certified."""
     opt = _enumerated("fs-linear")
     res = _solve("fs-linear", SolverPlan(time_limit=0.3, executor=two_workers))
-    assert res.has_solution and res.bound <= opt * (1 + 1e-9) <= res.objective * (1 + 1e-9)
+    # the enumeration's optima come from a QP solver: equal to ~1e-12, so 1e-9 either way
+    assert res.has_solution and res.bound <= opt * (1 + 1e-9)
+    assert opt * (1 - 1e-9) <= res.objective
 
 
 CHILD = """

