@@ -107,7 +107,7 @@ def _flatten(parts: list[list[Any]]) -> list[Any]:
 
 
 def _warm_up() -> None:
-    """Load the node solver's compiled code (numba cache) and libsvm in a fresh worker."""
+    """Load the node solver's and the linear SVM's compiled code (numba caches)."""
     rng = np.random.default_rng(0)
     X = rng.standard_normal((12, 4))
     y = np.where(np.arange(12) % 2 == 0, 1.0, -1.0)
