@@ -10,8 +10,9 @@ from typer.testing import CliRunner
 from sparsekm.cli.app import app
 
 runner = CliRunner()
-KEYS = ["problem", "method", "solver", "data", "m", "n", "params", "status", "objective",
-        "lower_bound", "gap", "selected", "selected_names", "time_s"]
+KEYS = ["problem", "method", "solver", "data", "m", "n", "params", "status", "termination",
+        "sense", "objective", "lower_bound", "gap", "gap_tol", "selected", "selected_names",
+        "time_s"]
 
 
 def run_json(*args: str) -> dict:

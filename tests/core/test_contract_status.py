@@ -7,20 +7,50 @@ from __future__ import annotations
 import pytest
 from cli_checks import run_json
 
-from sparsekm.solvers import Result, SolutionStatus, Status, Termination
+from sparsekm.solvers import DEFAULT_GAP_TOL, Result, Status, Termination
 
 
 def test_status_words_follow_what_the_result_holds() -> None:
     assert Result(bound=3.0).status is Status.BOUND_ONLY  # a bound, no incumbent: not an error
     assert Result().status is Status.ERROR
-    assert Result(bound=3.0, termination=Termination.TIME_LIMIT).status is Status.TIME_LIMIT
-    local = Result(objective=2.0, solution_status=SolutionStatus.FEASIBLE).mark_local("KKT", 1e-9)
+    timed = Result(bound=3.0, termination=Termination.TIME_LIMIT)
+    assert timed.status is Status.BOUND_ONLY  # the termination is never copied into status
+    local = Result(objective=2.0).mark_local("KKT", 1e-9)
     assert local.status is Status.LOCALLY_OPTIMAL and not local.ok
-    assert local.extra["local_optimality"] == {"condition": "KKT", "residual": 1e-9}
-    proven = Result(objective=2.0, solution_status=SolutionStatus.FEASIBLE).certify(2.0)
+    assert local.local == {"condition": "KKT", "residual": 1e-9}
+    proven = Result(objective=2.0).certify(2.0)
     assert proven.mark_local("KKT").status is Status.OPTIMAL  # a certificate is not downgraded
-    assert Result(objective=2.0, solution_status=SolutionStatus.FEASIBLE).status \
-        is Status.FEASIBLE
+    assert Result(objective=2.0).status is Status.FEASIBLE
+    assert Result(objective=2.0, termination=Termination.INFEASIBLE).status is \
+        Status.INFEASIBLE
+
+
+def test_optimal_is_derived_from_a_purely_relative_gap() -> None:
+    """No absolute slack: at C = 1e-12 an objective of 4.24e-10 with a bound 23 % below it
+    said optimal with gap 0 (an absolute 1e-9 decided it)."""
+    tiny = Result(objective=4.24e-10, bound=3.9956e-10)
+    assert tiny.gap == pytest.approx(0.0576, rel=1e-3) and tiny.status is Status.FEASIBLE
+    at_tol = Result(objective=1.0, bound=1.0 - DEFAULT_GAP_TOL)
+    assert at_tol.status is Status.OPTIMAL
+    past = Result(objective=1.0, bound=1.0 - 2 * DEFAULT_GAP_TOL)
+    assert past.status is Status.FEASIBLE
+    assert Result(objective=1.0, bound=1.0 - 2e-4, gap_tol=1e-3).status is Status.OPTIMAL
+    assert Result(objective=0.0, bound=-1e-300).gap == float("inf")
+    assert Result(objective=0.0, bound=0.0).status is Status.OPTIMAL
+
+
+def test_bounds_sit_on_their_side() -> None:
+    low = Result(objective=5.0, bound=4.0)
+    assert (low.lower_bound, low.upper_bound) == (4.0, None)
+    high = Result(objective=-1165.6, bound=-580.7, sense="max")
+    assert (high.lower_bound, high.upper_bound) == (None, -580.7)
+    assert "lower_bound" not in high.to_dict() and high.to_dict()["upper_bound"] == -580.7
+    assert Result(objective=5.0, bound=5.0 + 1e-7).bound == 5.0   # round-off: clipped
+    crossed = Result(objective=5.0, bound=6.0)                      # a contradiction: dropped
+    assert crossed.bound is None and "dropped" in crossed.message
+    assert Result(objective=5.0, bound=4.0).certify(3.0).bound == 4.0  # the stronger is kept
+    with pytest.raises(ValueError, match="sense"):
+        Result(sense="margin")
 
 
 def test_minmax_fs_fast_is_locally_optimal_with_its_kkt_residual() -> None:
@@ -37,7 +67,8 @@ def test_local_searches_and_heuristics_never_say_optimal() -> None:
         out = run_json(*base, "--method", method)
         assert out["status"] == word, (method, out["status"])
     exact = run_json(*base, "--method", "enumerate")  # the certified optimum of the same case
-    assert exact["status"] == "optimal" and exact["lower_bound"] == exact["objective"]
+    assert exact["status"] == "optimal" and exact["upper_bound"] == exact["objective"]
+    assert exact["sense"] == "max" and "lower_bound" not in exact
     ls = run_json(*base, "--method", "ls")
     assert ls["objective"] <= exact["objective"] + 1e-9  # margin sense: maximised
 

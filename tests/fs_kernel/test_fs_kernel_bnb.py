@@ -109,7 +109,7 @@ def test_bnb_time_limit_keeps_incumbent_and_valid_bound():
     r = branch_and_bound(p, SolverPlan(time_limit=0.5), n_samples=20)
     assert len(r.selected) == p.B and math.isfinite(r.objective)
     assert r.bound is not None and r.bound >= r.objective
-    if r.status.value == "time_limit":
+    if r.termination.value == "time_limit":
         assert r.extra["open_nodes"] >= 0
 
 

@@ -11,7 +11,7 @@ import sparsekm.cli.fs_kernel as fsk
 from sparsekm.cli.app import app
 
 KEYS = {"problem", "method", "solver", "data", "m", "n", "params", "status", "objective",
-        "lower_bound", "gap", "selected", "selected_names", "time_s", "train_accuracy"}
+        "sense", "gap", "selected", "selected_names", "time_s", "train_accuracy"}
 
 
 def _run(*args):
@@ -26,6 +26,8 @@ def test_json_contract(method):
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert set(out) >= KEYS and out["problem"] == "fs-kernel" and out["method"] == method
+    side = "upper_bound" if out["params"]["sense"] == "margin" else "lower_bound"
+    assert out["sense"] == ("max" if side == "upper_bound" else "min") and side in out
     assert out["n"] == 13 and out["params"]["B"] == 6 and len(out["selected"]) == 6
     assert out["objective"] < 0 and 0.5 <= out["train_accuracy"] <= 1.0
     assert 0.0 <= out["test_accuracy"] <= 1.0
@@ -80,8 +82,11 @@ def test_minlp_and_relax_round_from_the_cli():
         assert out["method"] == method and len(out["selected"]) == 3
         assert out["objective"] < 0
         if method == "minlp":
-            assert out["status"] in ("optimal", "time_limit")
-            assert out["lower_bound"] is None or out["lower_bound"] <= out["objective"] + 1e-6
+            assert out["status"] in ("optimal", "feasible")
+            if out["sense"] == "max":
+                assert out["upper_bound"] is None or out["upper_bound"] >= out["objective"]
+            else:
+                assert out["lower_bound"] is None or out["lower_bound"] <= out["objective"]
         else:
             assert out["integral"] in (True, False)
 

@@ -180,5 +180,5 @@ def test_time_limit_holds_through_the_root_swaps_on_many_rows() -> None:
     t0 = time.perf_counter()
     res = solve_fs_linear(p, "bnb", SolverPlan(time_limit=3.0))
     assert time.perf_counter() - t0 < 3.0 + 5.0
-    assert res.status.value in ("time_limit", "optimal") and res.has_solution
+    assert res.status.value in ("feasible", "optimal") and res.has_solution
     assert res.bound is not None and res.bound <= res.objective * (1 + 1e-9)

@@ -99,7 +99,7 @@ def test_cli_solve_and_relax_json(cli) -> None:
     assert ks["lower_bound"] <= out["objective"] * (1 + 1e-6)
     rl = json.loads(cli("relax", "fs-linear", "--data", "wholesale", "--B", "2", "--C", "10",
                         "--relaxation", "dscop", "--json").output)
-    assert rl["objective"] == pytest.approx(ks["lower_bound"], rel=1e-6)
+    assert rl["objective"] <= ks["lower_bound"] * (1 + 1e-6)  # KS certifies at least DSCoP
     assert rl["objective"] <= out["objective"]
     box = json.loads(cli("relax", "fs-linear", "--data", "wholesale", "--B", "2", "--C", "10",
                          "--relaxation", "box", "--M", "0.5", "--json").output)

@@ -33,7 +33,7 @@ def test_fast_and_ipopt_agree_from_the_same_start_and_satisfy_kkt_of_20(instance
         # local methods: locally optimal with (20)'s KKT residual as the measure, never optimal
         assert res.status.value == "locally_optimal", res.message
         kkt = res.extra["kkt"]
-        assert res.extra["local_optimality"]["residual"] == kkt["kkt_residual"]
+        assert res.local["residual"] == kkt["kkt_residual"]
         assert kkt["kkt_residual"] < KKT_TOL, kkt
         assert kkt["feasibility"] < 1e-10
         # alpha solves the SVM dual at the returned gamma: its value is V(gamma)

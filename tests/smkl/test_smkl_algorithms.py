@@ -78,7 +78,7 @@ def test_exact_time_limit_returns_incumbent_bound_and_gap():
     p = small_problem(seed=6, m=40)
     r = registry.get("smkl", "method", "exact")(p, SolverPlan(time_limit=0.05), starts=1)
     assert r.has_solution and r.bound is not None and r.bound <= r.objective
-    assert r.status.value in ("time_limit", "optimal")
+    assert r.status.value in ("feasible", "optimal")
 
 
 def test_baselines_return_simplex_weights(tiny):

@@ -71,7 +71,7 @@ def run(opts: c.RunOptions, **params: Any) -> dict[str, Any]:
     t0 = time.perf_counter()
     res = solve_fs_kernel(problem, method, plan, starts=starts, seed=opts.seed, **options)
     res.time_s = time.perf_counter() - t0
-    extra: dict[str, Any] = {"load_s": load_s, "sense": problem.sense, "b": res.values["b"],
+    extra: dict[str, Any] = {"load_s": load_s, "b": res.values["b"],
                              "train_accuracy": c.accuracy(decision(res, problem, split.train.X),
                                                         split.train.y),
                              "m_train": problem.m}

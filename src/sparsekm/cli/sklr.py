@@ -109,7 +109,7 @@ def run(opts: RunOptions, *, method: str = "smo2", lam_ratio: float | None = Non
         p["lam_ratio"] = lam_ratio
     if val is not None:
         p["validation_size"] = validation_size
-    extra: dict[str, Any] = {"termination": res.termination.value}
+    extra: dict[str, Any] = {}
     if res.has_solution:
         coef, b = res.values["dual_coef"], float(res.values["b"])
         sv = np.asarray(res.values["support"])

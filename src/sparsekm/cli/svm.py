@@ -19,6 +19,7 @@ import typer
 
 from . import common as c
 
+SVM_GAP_TOL = 1e-6  # a convex QP: its duality gap closes to this (refined when libsvm stops short)
 KernelOpt = Annotated[str, typer.Option(
     "--kernel", help="linear|poly|rbf|laplacian|sigmoid")]
 
@@ -28,19 +29,20 @@ def solve_svm(ds: Any, kernel: str, gamma: float | None, degree: int, coef0: flo
     """Solve the SVM on ``ds``; returns the JSON payload (without the data-independent keys)."""
     from sparsekm.kernels import kernel_matrix
     from sparsekm.models.svm import svm_dual_model, svm_dual_problem, svm_primal_model
-    from sparsekm.solvers import relative_gap, solve, supports
+    from sparsekm.solvers import Result, relative_gap, solve, supports
     from sparsekm.solvers.native import NATIVE_SOLVERS
     from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual, svm_duality
 
     t0 = time.perf_counter()
+    gap_tol = SVM_GAP_TOL
     K = kernel_matrix(ds.X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0)
     y = ds.y
     solve_s = load_s = None
     if solver is None or solver.lower() in NATIVE_SOLVERS:
         backend = "libsvm" if solver is None else solver.lower()
-        res = solve_svm_dual(K, y, C, options=SVMDualOptions(backend=backend))
+        res = solve_svm_dual(K, y, C, options=SVMDualOptions(backend=backend, gap_tol=gap_tol))
         alpha, method, used = res.alpha, f"{backend}-dual", res.solver
-        status, solve_s, load_s = res.status.value, res.extra["solve_s"], res.extra["load_s"]
+        solve_s, load_s = res.extra["solve_s"], res.extra["load_s"]
         term = res.termination.value
     else:
         pyomo_qp = supports(solver, "QP", "pyomo")
@@ -51,7 +53,7 @@ def solve_svm(ds: Any, kernel: str, gamma: float | None, degree: int, coef0: flo
         else:
             model, method = svm_dual_problem(K, y, C), "dual-qp"
         r = solve(model, solver=solver, time_limit=time_limit)
-        status, used, term = r.status.value, r.solver, r.termination.value
+        status, used, term, gap_tol = r.status.value, r.solver, r.termination.value, r.gap_tol
         if not r.has_solution:
             return {"method": method, "solver": used, "status": status, "objective": None,
                     "time_s": time.perf_counter() - t0, "termination": term,
@@ -61,14 +63,17 @@ def solve_svm(ds: Any, kernel: str, gamma: float | None, degree: int, coef0: flo
             xi = np.maximum(0.0, 1.0 - y * (ds.X @ w + r.values["b"]))
             primal = 0.5 * float(w @ w) + C * float(xi.sum())
             return {"method": method, "solver": used, "status": status, "objective": primal,
-                    "lower_bound": r.bound, "gap": r.gap, "time_s": time.perf_counter() - t0,
+                    "bound": r.bound, "gap": r.gap, "gap_tol": r.gap_tol,
+                    "time_s": time.perf_counter() - t0,
                     "termination": term, "b": float(r.values["b"]), "n_support": None, "w": w}
         alpha = np.asarray(r.values["alpha"], dtype=float)
     primal, lower, b = svm_duality(K, y, alpha, C)
     gap = relative_gap(primal, lower)
+    status = Result(objective=primal, bound=lower, gap_tol=gap_tol).status.value
     out = {"method": method, "solver": used, "status": status, "objective": primal,
-           "lower_bound": lower, "gap": gap, "time_s": time.perf_counter() - t0,
-           "termination": term, "b": b, "n_support": int((alpha > 1e-8 * C).sum()),
+           "bound": lower, "gap": gap, "gap_tol": gap_tol, "time_s": time.perf_counter() - t0,
+           "termination": term, "b": b,
+           "n_support": int((alpha > 1e-8 * max(float(alpha.max()), 1e-300)).sum()),
            "alpha": alpha}
     if solve_s is not None:  # the dual solve alone (native solvers), and loading their code
         out.update(solve_s=solve_s, load_s=load_s)

@@ -30,12 +30,19 @@ from .errors import (
 from .nlp import CallbackNLP
 from .plan import Deadline, SolverPlan
 from .qp import ConicQP
-from .result import Result, SolutionStatus, Status, Termination, finite_or_none, relative_gap
+from .result import (
+    DEFAULT_GAP_TOL,
+    Result,
+    Status,
+    Termination,
+    finite_or_none,
+    relative_gap,
+)
 from .types import CONVEX_CLASSES, ProblemClass, SolverOptions
 
 __all__ = [
     "BACKENDS", "CONVEX_CLASSES", "Availability", "Backend", "CallbackNLP", "ConicQP",
-    "Deadline", "ModelClassError", "ProblemClass", "Result", "SolutionStatus", "SolveFailedError",
+    "DEFAULT_GAP_TOL", "Deadline", "ModelClassError", "ProblemClass", "Result", "SolveFailedError",
     "SolverCapabilityError", "SolverError", "SolverNotAvailableError", "SolverOptions",
     "SolverPlan", "Status", "Termination", "canonical_name", "certifying_solvers", "check_solver",
     "classify", "declare_class", "finite_or_none", "framework_of", "relative_gap",

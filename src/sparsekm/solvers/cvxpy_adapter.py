@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .errors import SolverNotAvailableError, licence_error
-from .result import Result, SolutionStatus, Termination
+from .result import DEFAULT_GAP_TOL, Result, Termination
 from .types import ProblemClass, SolverOptions
 
 DualBound = Callable[[Any, float], "float | None"]
@@ -35,8 +35,16 @@ def no_certified_bound(problem: Any, objective: float) -> None:
 
 
 def interior_point_bound(tol_abs: float = 1e-8, tol_rel: float = 1e-8) -> DualBound:
-    """An interior-point solver's value minus its own duality-gap tolerance."""
-    return lambda problem, objective: objective - (tol_abs + tol_rel * abs(objective))
+    """An interior-point solver's value moved past its own duality-gap tolerance: below it when
+    minimising, above it when maximising (the side a bound of that sense lies on)."""
+    import cvxpy as cp
+
+    def bound(problem: Any, objective: float) -> float:
+        slack = tol_abs + tol_rel * abs(objective)
+        return objective + slack if isinstance(problem.objective, cp.Maximize) else \
+            objective - slack
+
+    return bound
 
 
 class CvxpyAdapter:
@@ -86,22 +94,20 @@ class CvxpyAdapter:
         st = problem.status
         value = problem.value
         objective = float(value) if value is not None and np.isfinite(value) else None
-        term, sol, bound = Termination.CONVERGED, SolutionStatus.FEASIBLE, None
+        term, bound = Termination.CONVERGED, None
         message = st
         if st == cp.OPTIMAL:
-            sol = SolutionStatus.OPTIMAL
             if problem_class.is_mixed_integer:
                 bound = _mip_bound(problem, objective)
             elif objective is not None:
                 bound = self.dual_bound(problem, objective) if self.dual_bound else objective
                 if bound is None:  # converged to its tolerances: a point, not a certificate
-                    sol = SolutionStatus.FEASIBLE
                     message = (f"{solver_label} converged to its tolerances, but a first-order "
                                "solver's value is not a certified bound")
         elif st in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
-            term, sol, objective = Termination.INFEASIBLE, SolutionStatus.INFEASIBLE, None
+            term, objective = Termination.INFEASIBLE, None
         elif st in (cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE):
-            term, sol, objective = Termination.UNBOUNDED, SolutionStatus.NONE, None
+            term, objective = Termination.UNBOUNDED, None
         elif st == cp.USER_LIMIT:
             term = Termination.TIME_LIMIT if options.time_limit else Termination.ITERATION_LIMIT
             bound = _mip_bound(problem, None) if problem_class.is_mixed_integer else None
@@ -110,12 +116,12 @@ class CvxpyAdapter:
             term = Termination.ITERATION_LIMIT
             message = "optimal_inaccurate: solver tolerances not met; no certified bound"
         else:
-            term, sol = Termination.ERROR, SolutionStatus.NONE
-        if objective is None and sol in (SolutionStatus.OPTIMAL, SolutionStatus.FEASIBLE):
-            sol = SolutionStatus.NONE
-        return Result(objective=objective, bound=bound, termination=term, solution_status=sol,
-                      time_s=elapsed, values=cvxpy_values(problem), message=message,
-                      raw=problem, **base)
+            term, objective = Termination.ERROR, None
+        sense = "max" if isinstance(problem.objective, cp.Maximize) else "min"
+        return Result(objective=objective, bound=bound, termination=term, sense=sense,
+                      gap_tol=options.mip_gap if options.mip_gap is not None else
+                      DEFAULT_GAP_TOL, time_s=elapsed, values=cvxpy_values(problem),
+                      message=message, raw=problem, **base)
 
 
 def _mip_bound(problem: Any, fallback: float | None) -> float | None:

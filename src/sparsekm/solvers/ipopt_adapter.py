@@ -21,7 +21,7 @@ import numpy as np
 
 from .nlp import CallbackNLP
 from .pyomo_adapter import pyomo_values
-from .result import Result, SolutionStatus, Termination
+from .result import Result, Termination
 from .types import CONVEX_CLASSES, ProblemClass, SolverOptions
 
 _INF = 1e20
@@ -183,10 +183,11 @@ def compile_pyomo(model: Any) -> tuple[CallbackNLP, Callable[[np.ndarray], None]
     return cb, lambda x: _load(nlp.vars, x, np.arange(nlp.n))
 
 
-_T, _S = Termination, SolutionStatus
-_STATUS = {0: (_T.CONVERGED, _S.OPTIMAL), 1: (_T.CONVERGED, _S.OPTIMAL),
-           2: (_T.INFEASIBLE, _S.INFEASIBLE), -1: (_T.ITERATION_LIMIT, _S.FEASIBLE),
-           -4: (_T.TIME_LIMIT, _S.FEASIBLE), 4: (_T.UNBOUNDED, _S.NONE)}
+_T = Termination
+# Ipopt's status -> (why it stopped, whether it returned a point, whether its KKT conditions hold)
+_STATUS = {0: (_T.CONVERGED, True, True), 1: (_T.CONVERGED, True, True),
+           2: (_T.INFEASIBLE, False, False), -1: (_T.ITERATION_LIMIT, True, False),
+           -4: (_T.TIME_LIMIT, True, False), 4: (_T.UNBOUNDED, False, False)}
 
 
 def solve_callbacks(nlp: CallbackNLP, options: SolverOptions, problem_class: ProblemClass,
@@ -210,22 +211,19 @@ def solve_callbacks(nlp: CallbackNLP, options: SolverOptions, problem_class: Pro
     for key, val in options.extra.items():
         prob.add_option(key, val)
     x, info = prob.solve(np.asarray(nlp.x0, dtype=float))
-    term, sol = _STATUS.get(int(info["status"]), (Termination.ERROR, SolutionStatus.NONE))
+    term, has_point, kkt = _STATUS.get(int(info["status"]), (Termination.ERROR, False, False))
     sign = 1.0 if nlp.sense == "min" else -1.0
-    objective = sign * float(info["obj_val"])
-    if sol in (SolutionStatus.INFEASIBLE, SolutionStatus.NONE):
-        objective = None
+    objective = sign * float(info["obj_val"]) if has_point else None
     # Ipopt is a local method: its optimum certifies a bound only on convex classes.
     convex = nlp.convex or problem_class in CONVEX_CLASSES
-    bound = objective if sol is SolutionStatus.OPTIMAL and convex else None
+    bound = objective if kkt and convex else None
     msg = info["status_msg"]
-    res = Result(objective=objective, bound=bound, termination=term, solution_status=sol,
+    res = Result(objective=objective, bound=bound, termination=term,
                  sense=nlp.sense, time_s=time.perf_counter() - t0, solver=solver_label,
                  version=version, problem_class=problem_class,
                  values=nlp.named_values(x) if objective is not None else {},
                  message=msg.decode() if isinstance(msg, bytes) else str(msg), raw=info)
-    if sol is SolutionStatus.OPTIMAL and not convex:  # a KKT point, not a certified optimum
-        res.solution_status = SolutionStatus.FEASIBLE
+    if kkt and not convex:  # a KKT point, not a certified optimum
         res.mark_local(f"Ipopt's KKT conditions within tol={options.extra.get('tol', 1e-8):g}")
     return res, x
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .errors import SolverNotAvailableError, licence_error
-from .result import Result, SolutionStatus, Termination
+from .result import DEFAULT_GAP_TOL, Result, Termination
 from .types import CONVEX_CLASSES, ProblemClass, SolverOptions
 
 
@@ -35,18 +35,16 @@ def _objective(model: Any) -> Any:
     return next(model.component_data_objects(pyo.Objective, active=True, descend_into=True))
 
 
-_T, _S = Termination, SolutionStatus
-# Pyomo termination condition -> (termination, what a returned point is at best)
+_T = Termination
+# Pyomo's termination condition -> (why it stopped, whether the solver claims an optimum)
 _TC_MAP = {
-    "optimal": (_T.CONVERGED, _S.OPTIMAL), "globallyOptimal": (_T.CONVERGED, _S.OPTIMAL),
-    "locallyOptimal": (_T.CONVERGED, _S.OPTIMAL), "maxTimeLimit": (_T.TIME_LIMIT, _S.FEASIBLE),
-    "infeasible": (_T.INFEASIBLE, _S.INFEASIBLE),
-    "infeasibleOrUnbounded": (_T.INFEASIBLE, _S.INFEASIBLE),
-    "unbounded": (_T.UNBOUNDED, _S.NONE), "feasible": (_T.CONVERGED, _S.FEASIBLE),
-    "maxIterations": (_T.ITERATION_LIMIT, _S.FEASIBLE),
-    "maxEvaluations": (_T.ITERATION_LIMIT, _S.FEASIBLE),
-    "userInterrupt": (_T.ERROR, _S.FEASIBLE), "minStepLength": (_T.ERROR, _S.FEASIBLE),
-    "other": (_T.CONVERGED, _S.FEASIBLE), "intermediateNonInteger": (_T.CONVERGED, _S.FEASIBLE),
+    "optimal": (_T.CONVERGED, True), "globallyOptimal": (_T.CONVERGED, True),
+    "locallyOptimal": (_T.CONVERGED, True), "maxTimeLimit": (_T.TIME_LIMIT, False),
+    "infeasible": (_T.INFEASIBLE, False), "infeasibleOrUnbounded": (_T.INFEASIBLE, False),
+    "unbounded": (_T.UNBOUNDED, False), "feasible": (_T.CONVERGED, False),
+    "maxIterations": (_T.ITERATION_LIMIT, False), "maxEvaluations": (_T.ITERATION_LIMIT, False),
+    "userInterrupt": (_T.ERROR, False), "minStepLength": (_T.ERROR, False),
+    "other": (_T.CONVERGED, False), "intermediateNonInteger": (_T.CONVERGED, False),
 }
 
 
@@ -103,32 +101,30 @@ class PyomoAdapter:
                           message=f"{type(exc).__name__}: {text[:500]}", **base)
         elapsed = time.perf_counter() - t0
         tc = str(results.solver.termination_condition)
-        term, sol = _TC_MAP.get(tc, (Termination.ERROR, SolutionStatus.NONE))
+        term, claims_optimum = _TC_MAP.get(tc, (Termination.ERROR, False))
         has_sol = len(results.solution) > 0
         objective = bound = None
         obj = _objective(model)
         if has_sol:
             _load_quietly(model, results)
             objective = float(pyo.value(obj.expr))
-        elif sol in (SolutionStatus.OPTIMAL, SolutionStatus.FEASIBLE):
-            sol = SolutionStatus.NONE
-            if term is Termination.CONVERGED:
-                term = Termination.ERROR
+        elif term is Termination.CONVERGED:
+            term = Termination.ERROR   # "optimal" without a solution to load
         minimize = obj.sense == pyo.minimize
         raw_bound = results.problem.lower_bound if minimize else results.problem.upper_bound
         if raw_bound is not None and np.isfinite(float(raw_bound)):
             bound = float(raw_bound)
         certified = self.global_opt or problem_class in CONVEX_CLASSES
-        local = sol is SolutionStatus.OPTIMAL and not certified
         if not certified:
-            bound = None  # a local optimum of a nonconvex model: no bound
-        elif sol is SolutionStatus.OPTIMAL and bound is None:
-            bound = objective
+            bound = None  # a local solver on a nonconvex model: no bound
+        elif claims_optimum and bound is None:
+            bound = objective  # a certifying solver's optimum, within its own tolerances
         res = Result(objective=objective, bound=bound, termination=term,
-                     solution_status=SolutionStatus.FEASIBLE if local else sol,
                      sense="min" if minimize else "max", time_s=elapsed,
-                     values=pyomo_values(model) if has_sol else {}, message=tc, raw=results,
-                     **base)
+                     gap_tol=options.mip_gap if options.mip_gap is not None else
+                     DEFAULT_GAP_TOL, values=pyomo_values(model) if has_sol else {},
+                     message=tc, raw=results, **base)
+        local = claims_optimum and not certified and has_sol
         return res.mark_local(f"{solver_label}: {tc}") if local else res
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .result import Result, SolutionStatus, Termination
+from .result import Result, Termination
 from .types import ProblemClass, SolverOptions
 
 __all__ = ["ConicQP"]
@@ -103,14 +103,15 @@ def _svec_matrix(s: Any, n: int) -> Any:
     return cp.bmat(entries)
 
 
+# Clarabel's status -> (why it stopped, whether it returned a point, whether it is solved)
 _CLARABEL_STATUS = {
-    "Solved": (Termination.CONVERGED, SolutionStatus.OPTIMAL),
-    "AlmostSolved": (Termination.CONVERGED, SolutionStatus.FEASIBLE),
-    "PrimalInfeasible": (Termination.INFEASIBLE, SolutionStatus.INFEASIBLE),
-    "AlmostPrimalInfeasible": (Termination.INFEASIBLE, SolutionStatus.INFEASIBLE),
-    "DualInfeasible": (Termination.UNBOUNDED, SolutionStatus.NONE),
-    "MaxTime": (Termination.TIME_LIMIT, SolutionStatus.FEASIBLE),
-    "MaxIterations": (Termination.ITERATION_LIMIT, SolutionStatus.FEASIBLE),
+    "Solved": (Termination.CONVERGED, True, True),
+    "AlmostSolved": (Termination.CONVERGED, True, False),
+    "PrimalInfeasible": (Termination.INFEASIBLE, False, False),
+    "AlmostPrimalInfeasible": (Termination.INFEASIBLE, False, False),
+    "DualInfeasible": (Termination.UNBOUNDED, False, False),
+    "MaxTime": (Termination.TIME_LIMIT, True, False),
+    "MaxIterations": (Termination.ITERATION_LIMIT, True, False),
 }
 
 
@@ -137,14 +138,13 @@ class ClarabelMatrixAdapter:
             setattr(settings, key, val)
         sol = clarabel.DefaultSolver(qp.P, qp.q, qp.A, qp.b,
                                      [kinds[k](s) for k, s in qp.cones], settings).solve()
-        term, status = _CLARABEL_STATUS.get(str(sol.status).split(".")[-1],
-                                            (Termination.ERROR, SolutionStatus.NONE))
+        term, has_point, solved = _CLARABEL_STATUS.get(str(sol.status).split(".")[-1],
+                                                        (Termination.ERROR, False, False))
         x = np.asarray(sol.x, dtype=float)
-        has_point = status in (SolutionStatus.OPTIMAL, SolutionStatus.FEASIBLE)
         return Result(
             objective=float(sol.obj_val) if has_point else None,
-            bound=float(sol.obj_val_dual) if status is SolutionStatus.OPTIMAL else None,
-            termination=term, solution_status=status, time_s=time.perf_counter() - t0,
+            bound=float(sol.obj_val_dual) if solved else None,
+            termination=term, time_s=time.perf_counter() - t0,
             solver=solver_label, version=version, problem_class=problem_class,
             values=qp.named_values(x) if has_point else {}, message=str(sol.status),
             raw=sol)

@@ -36,7 +36,7 @@ import numpy as np
 from sparsekm.algorithms.tree import Outcome, SearchOptions, Start, TreeProblem, Work, run
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
 from sparsekm.registry import register
-from sparsekm.solvers import Result, SolutionStatus, SolverPlan, Termination
+from sparsekm.solvers import Result, SolverPlan, Termination
 
 from .evaluator import alpha_subproblem, mask_key, mask_result, single_blas
 from .node_bound import node_bound
@@ -212,8 +212,6 @@ class KernelTree(TreeProblem):
         res = mask_result(p, beta, -search.ub, alpha, b, "bnb")
         res.certify(-search.lower_bound())
         timed_out = search.termination == "time_limit"
-        if search.termination == "converged":
-            res.solution_status = SolutionStatus.OPTIMAL
         res.termination = Termination.TIME_LIMIT if timed_out else \
             Termination.ITERATION_LIMIT if search.termination == "node_limit" else \
             Termination.ERROR if search.termination == "error" else Termination.CONVERGED

@@ -19,7 +19,7 @@ from sparsekm.kernels import mask_from_indices
 from sparsekm.models.fs_kernel import FSKernelProblem
 from sparsekm.parallel import as_executor
 from sparsekm.registry import register
-from sparsekm.solvers import Result, SolutionStatus, SolverPlan
+from sparsekm.solvers import Result, SolverPlan
 
 from .evaluator import Evaluator, mask_result, single_blas
 
@@ -75,7 +75,7 @@ def enumerate_masks(problem: FSKernelProblem, plan: SolverPlan, *,
     beta = mask_from_indices(combos[k], problem.n)
     alpha, b, _ = Evaluator(problem).solve_mask(beta)
     res = mask_result(problem, beta, float(objs[k]), alpha, b, "enumerate")
-    res.solution_status, res.bound = SolutionStatus.OPTIMAL, float(objs[k])
+    res.certify(float(objs[k]))
     res.time_s = plan.clock.elapsed()
     res.extra = {"objectives": objs, "n_masks": len(combos), "n_evals": len(combos)}
     return res

@@ -14,7 +14,7 @@ import numpy as np
 
 from sparsekm.models.fs_kernel import FSKernelProblem
 from sparsekm.parallel import single_blas
-from sparsekm.solvers import Result, SolutionStatus, SolverPlan
+from sparsekm.solvers import Result, SolverPlan
 
 from .recipe import mask_key
 from .search import improves
@@ -41,8 +41,8 @@ def alpha_subproblem(K: np.ndarray, y: np.ndarray, C: float, tol: float = SVM_TO
 def mask_result(problem: FSKernelProblem, beta: np.ndarray, objective: float,
                 alpha: np.ndarray, b: float, method: str) -> Result:
     """A mask and its SVM as the one :class:`Result` (sense: min for paper, max for margin)."""
-    return Result(objective=float(objective), solution_status=SolutionStatus.FEASIBLE,
-                  sense="min" if problem.sense == "paper" else "max", method=method,
+    return Result(objective=float(objective), method=method,
+                  sense="min" if problem.sense == "paper" else "max",
                   problem="fs-kernel", solver="libsvm", selected=np.flatnonzero(beta).tolist(),
                   values={"beta": beta.copy(), "alpha": alpha, "b": float(b)})
 

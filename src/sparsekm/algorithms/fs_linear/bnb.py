@@ -23,7 +23,7 @@ from sparsekm.algorithms.tree import Outcome, SearchOptions, Start, TreeProblem,
 from sparsekm.models.fs_linear import FSLinearProblem, support_result
 from sparsekm.registry import register
 from sparsekm.relaxations.fs_linear.node import NATIVE_MAX_M, NodeBound, solve_node
-from sparsekm.solvers import Result, SolutionStatus, SolverPlan, Termination, relative_gap
+from sparsekm.solvers import Result, SolverPlan, Termination, relative_gap
 
 from .bnb_heuristics import (
     ROOT_SEARCHES,
@@ -273,7 +273,6 @@ class LinearTree(TreeProblem):
         if polished.objective < best.objective:                 # the QP solver's 1e-10 point
             best = polished
         lb = search.lower_bound()
-        best.solution_status = SolutionStatus.FEASIBLE
         res = finish(best, "bnb", search.plan, lb,
                      search.termination == "time_limit",
                      root_bound=search.info.get("root_bound"), gap_tol=self.gap_tol)
@@ -282,7 +281,7 @@ class LinearTree(TreeProblem):
         elif search.termination == "error":
             res.termination = Termination.ERROR
         res.solver = self.node_solver
-        res.certify(lb, tol=self.gap_tol)
+        res.gap_tol = self.gap_tol
         return res
 
 

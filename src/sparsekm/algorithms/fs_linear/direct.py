@@ -16,7 +16,7 @@ from sparsekm.models.fs_linear import (
 )
 from sparsekm.registry import register
 from sparsekm.solvers import Deadline, Result, SolveFailedError, SolverPlan
-from sparsekm.solvers.result import SolutionStatus, Termination
+from sparsekm.solvers.result import Termination
 
 WARM_STARTS = ("kernel-search", "local-search", "heuristic", "fast")
 # Seconds per nonzero of the margin constraints to hand a Pyomo model to the solver (measured:
@@ -73,8 +73,7 @@ def _solve_miqp(problem: FSLinearProblem, plan: SolverPlan, model: Any, method: 
         res.objective, res.values, res.selected = start.objective, start.values, start.selected
         res.extra["incumbent_from"] = warm
     if start is not None and start.bound is not None:  # the heuristic's DSCoP bound
-        res.certify(max(start.bound, res.bound if res.bound is not None else -np.inf),
-                    tol=1e-6)
+        res.certify(start.bound)   # the stronger of it and the solver's bound is kept
     if not res.has_solution:
         raise SolveFailedError(f"{method}: no feasible point found (status {res.status.value}: "
                                f"{res.message}); raise the time limit or use kernel-search")
@@ -87,13 +86,12 @@ def _solve_miqp(problem: FSLinearProblem, plan: SolverPlan, model: Any, method: 
 def _heuristic_only(start: Result, method: str, plan: SolverPlan, load: float) -> Result:
     """No time left to load and solve the MIQP: the warm start is the answer."""
     res = Result(objective=start.objective, values=start.values, selected=start.selected,
-                 termination=Termination.TIME_LIMIT,
-                 solution_status=SolutionStatus.FEASIBLE, method=method,
+                 termination=Termination.TIME_LIMIT, method=method,
                  problem="fs-linear", time_s=plan.clock.elapsed(),
                  message=f"the time limit leaves no room for the MIQP (loading it alone takes "
                          f"about {load:.0f} s): the warm start's point; raise --time-limit")
     if start.bound is not None:
-        res.certify(start.bound, tol=1e-6)
+        res.certify(start.bound)
     res.extra["warm_start"] = {"method": start.method, "objective": start.objective}
     return res
 

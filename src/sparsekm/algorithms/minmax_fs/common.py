@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from sparsekm.models.minmax_fs import LowerLevel, MinMaxFSProblem, kkt_residual, lower_level
-from sparsekm.solvers import Result, SolutionStatus, Termination
+from sparsekm.solvers import Result, Termination
 
 __all__ = ["SELECT_REL", "finish", "selected_features"]
 
@@ -64,7 +64,7 @@ def finish(problem: MinMaxFSProblem, gamma: np.ndarray, start: LowerLevel, t0: f
     extra["n_support"] = int(ll.extra.get("n_support", 0))
     res = Result(
         objective=f, bound=None, termination=termination,
-        solution_status=SolutionStatus.FEASIBLE, sense="min", time_s=time.perf_counter() - t0,
+        sense="min", time_s=time.perf_counter() - t0,
         solver=solver, method=method, problem="minmax-fs", selected=selected_features(ll.gamma),
         values={**ll.point(), "b": ll.b}, extra=extra, message=message)
     # a local method's stopping point is locally optimal when (20)'s KKT residual at the

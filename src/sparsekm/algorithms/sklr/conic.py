@@ -42,9 +42,9 @@ def conic(problem: SKLRProblem, plan: SolverPlan | None = None, *,
     grad = dual_gradient(KernelSource.from_matrix(problem.K), problem.y, alpha, loss)
     rho, _ = kkt_rho_b(problem, alpha)
     m = problem.m
+    bound, res.bound = res.bound, None
     res.objective = dual_objective(problem, alpha)
-    if res.bound is not None:
-        res.bound = min(res.bound, res.objective)
+    res.certify(bound)     # the solver's dual bound, on the clipped point's side
     res.values = {"alpha": alpha,
                   "b": kkt_intercept(alpha, grad, problem.y, np.full(m, lo), np.full(m, hi)),
                   "rho": rho, "dual_coef": alpha * problem.y,

@@ -33,7 +33,7 @@ from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.models.smkl.subproblems import lagrangian_bound
 from sparsekm.registry import register
 from sparsekm.relaxations.smkl.cutting_plane import kelley
-from sparsekm.solvers import SolutionStatus, SolverPlan, Termination
+from sparsekm.solvers import SolverPlan, Termination
 
 from .abr import abr_run, random_start
 from .result import method_result
@@ -211,8 +211,6 @@ class SMKLTree(TreeProblem):
         res = method_result(self.problem, "exact", time.perf_counter(), evaluation=inc,
                             bound=search.lower_bound(), termination=term, tol=self.tol,
                             leaves_solved=int(search.stats.get("leaves_solved", 0)))
-        if term is Termination.CONVERGED:
-            res.solution_status = SolutionStatus.OPTIMAL
         return res
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from sparsekm.models.smkl.objective import Evaluation, evaluate
 from sparsekm.models.smkl.problem import SMKLProblem
-from sparsekm.solvers import Result, SolutionStatus, Termination
+from sparsekm.solvers import Result, Termination
 
 __all__ = ["method_result"]
 
@@ -21,12 +21,12 @@ def method_result(problem: SMKLProblem, method: str, t0: float, *,
     """Result with objective = certified value of (4) at beta (P(alpha, b*) + lam||beta||^2),
     the classifier (alpha, b) on K(beta), and ``bound`` when the method certified one."""
     e = evaluation if evaluation is not None else evaluate(problem, beta)
-    res = Result(objective=e.upper, termination=termination,
-                 solution_status=SolutionStatus.FEASIBLE, time_s=time.perf_counter() - t0,
+    res = Result(objective=e.upper, termination=termination, gap_tol=tol,
+                 time_s=time.perf_counter() - t0,
                  solver="libsvm", method=method, problem="smkl",
                  selected=[int(i) for i in np.flatnonzero(e.beta > 0)],
                  values={"beta": e.beta, "alpha": e.alpha, "b": e.b},
                  extra={"objective_dual": e.value, **extra})
     if bound is not None:
-        res.certify(bound, tol=tol)
+        res.certify(bound)
     return res

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from sparsekm.solvers import Result, SolutionStatus, SolverPlan, solve
+from sparsekm.solvers import Result, SolverPlan, solve
 
 from ..svm import solve_svm
 from .problem import FSLinearProblem
@@ -22,8 +22,8 @@ def point_result(problem: FSLinearProblem, w: np.ndarray, b: float, *, method: s
                  solver: str = "") -> Result:
     """A feasible point (w, b) of (2) as a :class:`Result` (objective recomputed exactly)."""
     selected = sorted(int(j) for j in np.flatnonzero(np.abs(w) > SEL_TOL))
-    return Result(objective=problem.objective(w, b), solution_status=SolutionStatus.FEASIBLE,
-                  method=method, problem="fs-linear", solver=solver, selected=selected,
+    return Result(objective=problem.objective(w, b), method=method, problem="fs-linear",
+                  solver=solver, selected=selected,
                   values={"w": w, "b": b})
 
 
@@ -40,7 +40,7 @@ def plain_svm_result(problem: FSLinearProblem, plan: SolverPlan | None = None,
     out = point_result(problem, w, b, method=method, solver=res.solver)
     out.time_s = res.time_s
     out.extra["budget"] = f"B = {problem.B} >= n: (2) is the plain SVM (1)"
-    return out.certify(res.bound, tol=1e-6)
+    return out.certify(res.bound)
 
 
 def support_result(problem: FSLinearProblem, support: Sequence[int],
@@ -76,8 +76,8 @@ def solve_formulation(problem: FSLinearProblem, model: Any, plan: SolverPlan,
     d = model.fs_data
     res = solve(model, solver=plan.solver, time_limit=time_limit, mip_gap=1e-6,
                 warm_start=plan.warm_start)
-    out = Result(termination=res.termination, solution_status=res.solution_status,
-                 time_s=res.time_s, solver=res.solver, version=res.version,
+    out = Result(termination=res.termination, time_s=res.time_s, solver=res.solver,
+                 version=res.version,
                  method=d["name"], problem="fs-linear", message=res.message,
                  extra={"solver_objective": res.objective, "solver_bound": res.bound})
     if not res.has_solution:
@@ -102,8 +102,9 @@ def solve_formulation(problem: FSLinearProblem, model: Any, plan: SolverPlan,
         if polished.objective <= best.objective:
             best = polished
     out.objective, out.values, out.selected = best.objective, best.values, best.selected
-    if out.solution_status is SolutionStatus.OPTIMAL and d["K"] != list(range(n)):
-        out.solution_status = SolutionStatus.FEASIBLE  # optimal for CoP(K), not for (2)
-    if res.bound is not None and math.isfinite(res.bound) and d["K"] == list(range(n)):
-        out.certify(res.bound, tol=1e-6)
+    # a restricted CoP(K), or one with the new-feature cut (18), bounds its own subproblem,
+    # not (2); the objective cut (17) keeps every point that could improve, so it stays valid
+    whole = d["K"] == list(range(n)) and not hasattr(model, "new_cut")
+    if res.bound is not None and math.isfinite(res.bound) and whole:
+        out.certify(res.bound)
     return out

@@ -82,7 +82,7 @@ def solve_relaxed(problem: FSLinearProblem, rel: Relaxed, plan: SolverPlan, ref:
     """
     res = solve(rel.problem, solver=plan.relax_solver, time_limit=plan.clock.cap(None))
     out = Result(objective=res.objective, termination=res.termination,
-                 solution_status=res.solution_status, time_s=res.time_s, solver=res.solver,
+                 time_s=res.time_s, solver=res.solver,
                  version=res.version, method=rel.name, problem="fs-linear",
                  problem_class=res.problem_class, message=res.message,
                  extra={"equation": ref, "M": rel.M, "solver_bound": res.bound})

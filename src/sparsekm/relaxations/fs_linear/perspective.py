@@ -25,7 +25,7 @@ import numpy as np
 
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.registry import register
-from sparsekm.solvers import Result, SolutionStatus, SolverPlan, Termination, solve
+from sparsekm.solvers import Result, SolverPlan, Termination, solve
 
 __all__ = ["feasible_alpha", "perspective_bound"]
 
@@ -131,10 +131,12 @@ def native_perspective_dual(problem: FSLinearProblem, *, extra: int = 50,
         W = np.arange(p.n) if 2 * (W.size + viol.size) > p.n else np.union1d(W, viol)
         R = np.arange(p.m) if 2 * (R.size + new_rows.size) > p.m else np.union1d(R, new_rows)
     done = status == "optimal" or gap <= 1e-6
-    return Result(objective=best, bound=best, termination=Termination.CONVERGED if done
-                  else Termination.ITERATION_LIMIT,
-                  solution_status=SolutionStatus.OPTIMAL if done else SolutionStatus.FEASIBLE,
-                  time_s=time.perf_counter() - t0, solver="sparsekm-ipm", method="perspective-dual",
+    # converged: the relaxation's value is the certificate's; otherwise only the bound is known
+    return Result(objective=best if done else None, bound=best,
+                  termination=Termination.CONVERGED if done else Termination.ITERATION_LIMIT,
+                  message="" if done else "the interior point did not converge: a certified "
+                  "bound, not the relaxation's value", time_s=time.perf_counter() - t0,
+                  solver="sparsekm-ipm", method="perspective-dual",
                   problem="fs-linear", problem_class="SOCP", values={"alpha": best_a},
                   extra={"equation": "dual of (13)", "working_set": int(W.size),
                          "working_rows": int(R.size), "rounds": rounds,
@@ -183,12 +185,12 @@ def perspective_dual(problem: FSLinearProblem, plan: SolverPlan, *,
     prob = cp.Problem(cp.Maximize(obj), [alpha >= 0, alpha <= p.C, p.y @ alpha == 0])
     res = solve(prob, solver=plan.relax_solver, time_limit=plan.clock.cap(None))
     out = Result(objective=res.objective, termination=res.termination,
-                 solution_status=res.solution_status, time_s=res.time_s, solver=res.solver,
+                 time_s=res.time_s, solver=res.solver,
                  version=res.version, method="perspective-dual", problem="fs-linear",
                  problem_class=res.problem_class, message=res.message,
                  extra={"equation": "dual of (13)"})
     if alpha.value is not None:
         a = feasible_alpha(p, alpha.value)
         out.values = {"alpha": a}
-        out.bound = perspective_bound(p, a)
+        out.certify(perspective_bound(p, a))
     return out

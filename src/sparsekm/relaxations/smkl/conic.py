@@ -62,8 +62,6 @@ def relaxation_result(problem: SMKLProblem, alpha: np.ndarray | None, *, objecti
                       solver_bound: float | None = None, **extra: Any) -> Result:
     """A relaxation's Result (``point = (beta, z)``): ``bound`` its own certified value (see
     the module docstring), the Lagrangian bound at ``alpha`` in ``extra`` when it is not."""
-    from sparsekm.solvers import SolutionStatus
-
     beta, z = point
     lagrangian = None
     if alpha is not None:
@@ -74,8 +72,7 @@ def relaxation_result(problem: SMKLProblem, alpha: np.ndarray | None, *, objecti
     if method not in DUAL_OF_14:
         extra["lagrangian_bound"] = lagrangian
     res = Result(objective=objective, termination=termination,
-                 solution_status=SolutionStatus.FEASIBLE if objective is not None
-                 else SolutionStatus.NONE, time_s=time.perf_counter() - t0, solver=solver,
+                 time_s=time.perf_counter() - t0, solver=solver,
                  method=method, problem="smkl",
                  values={"beta": beta, "z": z, "alpha": alpha}, extra=extra)
     res.certify(own)

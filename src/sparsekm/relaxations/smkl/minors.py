@@ -192,6 +192,7 @@ def sdp_full_cp(problem: SMKLProblem, plan: SolverPlan | None = None, *, tol: fl
                             method="sdp-full-cp", t0=t0, solver="libsvm+cutting planes",
                             termination=term, iterations=r["iterations"],
                             lagrangian_bound=r["bound4"])
-    res.certify(r["bound"], tol=tol)  # (14)'s certified value: its cutting-plane bound
+    res.certify(r["bound"])  # (14)'s certified value: its cutting-plane bound
+    res.gap_tol = tol
     res.values["alphas"] = r["alphas"]
     return res

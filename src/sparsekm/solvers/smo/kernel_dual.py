@@ -22,7 +22,7 @@ import numpy as np
 
 from sparsekm.data.checks import check_labels
 
-from ..result import Result, SolutionStatus, Termination
+from ..result import Result, Termination
 from .certificate import linearized_bound
 from .engine import FIRST_ORDER, HINGE, LOGISTIC, SECOND_ORDER, objective, smo_solve, workspace
 from .kernel_source import KernelSource
@@ -306,7 +306,7 @@ def _run(ks: KernelSource, st: tuple, loss: Loss, opts: SMOOptions, t0: float) -
     args = ks.numba_args()
     ws = workspace(y.shape[0], opts.shrink_every if opts.shrinking else 0)
     out = np.zeros(3)
-    total, converged, decided, term = 0, False, None, Termination.ITERATION_LIMIT
+    total, decided, term = 0, None, Termination.ITERATION_LIMIT
     while True:
         n = cap - total
         if chunked:
@@ -316,7 +316,7 @@ def _run(ks: KernelSource, st: tuple, loss: Loss, opts: SMOOptions, t0: float) -
         smo_solve(args, st, run_opts, out, ws)
         total += int(out[0])
         if out[1]:
-            converged, term = True, Termination.CONVERGED
+            term = Termination.CONVERGED
             break
         if total >= cap:
             break
@@ -338,7 +338,6 @@ def _run(ks: KernelSource, st: tuple, loss: Loss, opts: SMOOptions, t0: float) -
     support = np.flatnonzero(alpha > lo)
     res = Result(
         objective=f, bound=f + h, termination=term,
-        solution_status=SolutionStatus.OPTIMAL if converged else SolutionStatus.FEASIBLE,
         time_s=time.perf_counter() - t0, solver="sparsekm-smo", method=f"smo-{loss.name}",
         values={"alpha": alpha, "b": kkt_intercept(alpha, grad, y, lo, hi),
                 "rho": _rho(alpha, grad, y, lo, hi, p), "dual_coef": alpha * y,
