@@ -61,40 +61,49 @@ class Entry:
         return f"paper {self.paper}, {self.ref}" if self.paper in PAPERS else \
             f"{self.paper}, {self.ref}"
 
-    def _keyword_params(self) -> list[inspect.Parameter]:
-        sig = inspect.signature(self.func)
-        return [p for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    @property
+    def params(self) -> dict[str, Any]:
+        """The declared options (:class:`~sparsekm.declare.Param`), flat: keyword-only
+        parameters of ``func``, a dataclass group (such as paper D's ``Search``) expanded into
+        its fields."""
+        from sparsekm.declare import params_of
+
+        return params_of(self.func)
 
     @property
     def options(self) -> dict[str, Any]:
-        """The options and their defaults, flat: keyword-only parameters of ``func``, with a
-        parameter whose default is a dataclass (a group such as paper D's ``Search``) expanded
-        into its fields."""
-        out: dict[str, Any] = {}
-        for p in self._keyword_params():
-            if dataclasses.is_dataclass(p.default):
-                out.update({f.name: getattr(p.default, f.name)
-                            for f in dataclasses.fields(p.default)})
-            else:
-                out[p.name] = p.default
-        return out
+        """The options and their defaults, flat (see :attr:`params`)."""
+        return {name: p.default for name, p in self.params.items()}
+
+    @property
+    def gap_tol(self) -> float:
+        """The tolerance at which the method counts its incumbent optimal: its ``gap_tol``
+        option's default, else the solver layer's default."""
+        from sparsekm.solvers.result import DEFAULT_GAP_TOL
+
+        p = self.params.get("gap_tol")
+        return DEFAULT_GAP_TOL if p is None or p.default is None else float(p.default)
 
     def bind(self, **flat: Any) -> dict[str, Any]:
-        """Flat options (as :attr:`options` lists them) regrouped into ``func``'s keywords."""
-        unknown = sorted(set(flat) - set(self.options))
+        """Flat options (as :attr:`params` lists them) regrouped into ``func``'s keywords."""
+        params = self.params
+        unknown = sorted(set(flat) - set(params))
         if unknown:
             raise ValueError(f"{self.kind} {self.name!r} of {self.problem} takes no option "
                              f"{', '.join(unknown)}; its options: "
-                             f"{', '.join(self.options) or 'none'}")
+                             f"{', '.join(params) or 'none'}")
         kwargs: dict[str, Any] = {}
-        for p in self._keyword_params():
-            if dataclasses.is_dataclass(p.default):
-                group = {f.name: flat[f.name] for f in dataclasses.fields(p.default)
-                         if f.name in flat}
-                if group:
-                    kwargs[p.name] = dataclasses.replace(p.default, **group)
-            elif p.name in flat:
-                kwargs[p.name] = flat[p.name]
+        groups: dict[str, dict[str, Any]] = {}
+        for name, value in flat.items():
+            group = params[name].group
+            if group is None:
+                kwargs[name] = value
+            else:
+                groups.setdefault(group, {})[name] = value
+        if groups:
+            defaults = inspect.signature(self.func).parameters
+            for group, values in groups.items():
+                kwargs[group] = dataclasses.replace(defaults[group].default, **values)
         return kwargs
 
     def run(self, *args: Any, **flat: Any) -> Any:
@@ -107,12 +116,14 @@ class Entry:
 
 @dataclass(frozen=True)
 class ProblemInfo:
-    """A registered problem: its name, class, paper and title."""
+    """A registered problem: its name, class, paper, title and default method."""
 
     name: str
     cls: type
     paper: str
     title: str
+    method: str | None = None
+    relaxation: str | None = None
 
 
 _ENTRIES: dict[tuple[str, str, str], Entry] = {}
@@ -126,22 +137,23 @@ def _key(name: str) -> str:
 
 
 def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
-             summary: str | None = None, problem_class: str | None = None,
-             aliases: tuple[str, ...] = (),
+             problem_class: str | None = None, aliases: tuple[str, ...] = (),
              warm_up: Callable[[], Any] | None = None) -> Callable[[_F], _F]:
     """Decorator: register ``func`` as the ``kind`` named ``name`` of ``problem``.
 
-    ``summary`` defaults to the first line of the docstring; ``problem_class`` (e.g. "MIQP",
+    The summary is the first line of the docstring; ``problem_class`` (e.g. "MIQP",
     "SOCP") says what a solver must handle; ``aliases`` are alternative names; ``warm_up``
     loads the compiled code ``func`` uses (numba caches, libsvm) by a call on a tiny problem,
-    so that the CLI can do it before its clock starts (:func:`load_compiled`).
+    so that the CLI can do it before its clock starts (:func:`load_compiled`). The options
+    are ``func``'s keyword-only parameters, each declared in its signature
+    (:mod:`sparsekm.declare`); a ``gap_tol`` option is the method's tolerance.
     """
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}: use one of {KINDS}")
 
     def deco(func: _F) -> _F:
         key = (_key(problem), kind, _key(name))
-        doc = (summary or (inspect.getdoc(func) or "").split("\n")[0]).strip()
+        doc = (inspect.getdoc(func) or "").split("\n")[0].strip()
         entry = Entry(key[0], kind, key[2], func, paper, ref, doc, problem_class,
                       tuple(_key(a) for a in aliases), warm_up)
         old = _ENTRIES.get(key)
@@ -178,11 +190,14 @@ def load_compiled(entry: Entry) -> float:
     return time.perf_counter() - t0
 
 
-def register_problem(name: str, *, paper: str, title: str) -> Callable[[type], type]:
-    """Class decorator: register a problem class under ``name`` (e.g. ``"fs-linear"``)."""
+def register_problem(name: str, *, paper: str, title: str, method: str | None = None,
+                     relaxation: str | None = None) -> Callable[[type], type]:
+    """Class decorator: register a problem class under ``name`` (e.g. ``"fs-linear"``) with its
+    default ``method`` and ``relaxation`` (the CLI's, the estimators' and the Python front
+    doors')."""
 
     def deco(cls: type) -> type:
-        _PROBLEMS[_key(name)] = ProblemInfo(_key(name), cls, paper, title)
+        _PROBLEMS[_key(name)] = ProblemInfo(_key(name), cls, paper, title, method, relaxation)
         cls.problem_name = _key(name)
         return cls
 

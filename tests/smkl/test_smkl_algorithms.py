@@ -7,7 +7,7 @@ import pytest
 from smkl_instances import small_problem
 
 from sparsekm import registry
-from sparsekm.algorithms.smkl.abr import abr_run, random_start
+from sparsekm.algorithms.smkl.abr import ABRStopping, abr_run, random_start
 
 
 def svm_dual_value(K: np.ndarray, y: np.ndarray, C: float) -> float:
@@ -26,7 +26,8 @@ def test_abr_never_increases_the_objective(seed):
     re-evaluated with SVC, not with the solver ABR used."""
     p = small_problem(seed=seed, m=40, lam=0.05)
     rng = np.random.default_rng(seed)
-    run = abr_run(p, random_start(p.q, p.k0, rng), tol=0.0, patience=50, max_iter=30)
+    run = abr_run(p, random_start(p.q, p.k0, rng),
+                  stop=ABRStopping(tol=0.0, patience=50, max_iter=30))
     values = []
     for h in run["history"]:
         if h["accepted"]:

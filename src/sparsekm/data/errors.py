@@ -1,8 +1,12 @@
-"""The single exception type of :mod:`sparsekm.data`."""
+"""The exception types of :mod:`sparsekm.data`."""
 
 from __future__ import annotations
 
-__all__ = ["DataError"]
+from typing import Any
+
+from sparsekm.declare import ParamError
+
+__all__ = ["DataError", "DataFileError"]
 
 
 class DataError(ValueError):
@@ -11,3 +15,20 @@ class DataError(ValueError):
     Every message names the problem and how to fix it. Subclasses ``ValueError`` so callers
     that already catch ``ValueError`` keep working.
     """
+
+
+class DataFileError(DataError, ParamError):
+    """A ``data`` value (a file path) that cannot be read as given: a directory, a missing
+    file, a file whose columns cannot be told apart.
+
+    Both a :class:`DataError` and a :class:`~sparsekm.declare.ParamError` of the parameter
+    ``data``: ``value`` is the path as the user gave it and ``allowed`` the problem and its
+    fix, so a front end renders it in the user's words (``--data foo/: is a directory; give a
+    CSV or svmlight file``); ``str()`` is ``data='foo/': is a directory; ...``.
+    """
+
+    def __init__(self, value: Any, allowed: str, name: str = "data") -> None:
+        ParamError.__init__(self, name, str(value), allowed)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable (Dask, multiprocessing)
+        return (type(self), (self.value, self.allowed, self.name))

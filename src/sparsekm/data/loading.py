@@ -1,4 +1,5 @@
-"""Reading data: the bundled data sets (`load_dataset`) and any CSV file (`load_csv`)."""
+"""Reading data: the bundled data sets (`load_dataset`) and your own files (`load_csv`: a CSV
+file with a comma, semicolon or tab, or an svmlight / LIBSVM file; `load_svmlight`)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,23 @@ import numpy as np
 import pandas as pd
 
 from .dataset import Dataset
-from .errors import DataError
-from .registry import get_spec
+from .errors import DataError, DataFileError
+from .files import (
+    CsvDialect,
+    check_data_path,
+    data_stem,
+    duplicate_names,
+    file_format,
+    head_lines,
+    header_names,
+    looks_like_path,
+    read_svmlight,
+    sniff_csv,
+)
+from .registry import get_spec, list_datasets
 from .validation import build_dataset, check_missing_mode
 
-__all__ = ["load_csv", "load_dataset"]
+__all__ = ["load_csv", "load_dataset", "load_svmlight"]
 
 LABEL_RAW = "label_raw"
 
@@ -29,8 +42,9 @@ def _read_csv(source: Any, what: str, **kwargs: Any) -> pd.DataFrame:
     except pd.errors.EmptyDataError as exc:
         raise DataError(f"{what} is empty (no header, no rows); pass a CSV file with data") from exc
     except pd.errors.ParserError as exc:
+        text = " ".join(str(exc).split())  # one line
         raise DataError(
-            f"{what} is not a well-formed CSV file ({exc}); check the separator and quoting"
+            f"{what} is not a well-formed CSV file ({text}); check the separator and quoting"
         ) from exc
 
 
@@ -72,21 +86,25 @@ def load_csv(
     missing: str = "error",
     drop_columns: Iterable[str] = (),
 ) -> Dataset:
-    """Load a binary classification data set from a CSV file (``.csv`` or ``.csv.gz``).
+    """Load a binary classification data set from a file: a CSV file (``.csv``, ``.csv.gz``,
+    ...) separated by commas, semicolons or tabs (sniffed from its first lines), or an
+    svmlight / LIBSVM file (read by :func:`load_svmlight`).
 
     Parameters
     ----------
     path : str or path-like
-        File with a header row; one row per sample.
+        A CSV file with a header row and one row per sample; or an svmlight file, told by its
+        suffix (``.svm``, ``.svmlight``, ``.libsvm``, ``.t``, optionally ``.gz``/``.bz2``)
+        or by lines reading ``label index:value ...``.
     label : str
-        Name of the label column. Labels are mapped to {-1, +1} as in
-        :func:`~sparsekm.data.as_dataset`.
+        Name of the label column (CSV only: an svmlight file has its label first on every
+        line). Labels are mapped to {-1, +1} as in :func:`~sparsekm.data.as_dataset`.
     positive_class : optional
         Class mapped to +1 (required for more than two classes: one-vs-rest).
     missing : {"error", "drop", "zero"}
         Empty cells / NaN / inf: refuse (default), drop those rows, or set NaN to 0.
     drop_columns : iterable of str
-        Columns to ignore (ids, text, ...).
+        Columns to ignore (ids, text, ...); in an svmlight file ``x1, x2, ...``.
 
     Returns
     -------
@@ -96,20 +114,77 @@ def load_csv(
 
     Raises
     ------
+    DataFileError
+        (a :class:`DataError` and a :class:`~sparsekm.declare.ParamError` of ``data``) A
+        directory or a missing file given as ``path``, duplicate column names (named), a
+        malformed svmlight file, ``label`` given for an svmlight file.
     DataError
         Missing label column (lists the columns), non-numeric features (named), NaN/inf
         with ``missing="error"``, empty data, or labels that cannot be mapped.
     """
     check_missing_mode(missing)
-    p = Path(path)
-    name = p.name.removesuffix(".gz").removesuffix(".csv") or "data"
-    frame = _read_csv(p, f"file {str(p)!r}")
+    p = check_data_path(path)
+    lines = head_lines(p)
+    if file_format(p, lines) == "svmlight":
+        if label != "label":
+            raise DataFileError(label, f"{path} is an svmlight file: its label is the first "
+                                       "number of each line; drop label= (CLI: --label)",
+                                name="label")
+        return load_svmlight(p, positive_class=positive_class, missing=missing,
+                             drop_columns=drop_columns)
+    dialect = sniff_csv(lines)
+    dups = duplicate_names(header_names(lines, dialect))
+    if dups:
+        shown = ", ".join(repr(d) for d in dups[:10]) + (" ..." if len(dups) > 10 else "")
+        raise DataFileError(path, f"duplicate column names {shown} (pandas would silently "
+                                  f"rename the second {dups[0]!r} to '{dups[0]}.1'); rename "
+                                  "the columns so that each name occurs once")
+    frame = _read_csv(p, f"file {str(p)!r}", **_read_options(dialect))
     features, y, raw = _split_frame(frame, label, drop_columns, f"file {p.name!r}")
     return build_dataset(
         features, y, feature_names=None, positive_class=positive_class, missing=missing,
-        name=name, label_raw=raw,
+        name=data_stem(p), label_raw=raw,
         fixes={"non_numeric": "one-hot encode them (pandas.get_dummies) and save the file "
                "again, or pass drop_columns=[...] (CLI: --drop-columns A,B) to ignore them"},
+    )
+
+
+def _read_options(dialect: CsvDialect) -> dict[str, Any]:
+    """``pandas.read_csv`` keywords of a sniffed dialect (none for a plain comma CSV)."""
+    out: dict[str, Any] = {}
+    if dialect.sep != ",":
+        out["sep"] = dialect.sep
+    if dialect.decimal != ".":
+        out["decimal"] = dialect.decimal
+    return out
+
+
+def load_svmlight(
+    path: str | os.PathLike[str],
+    *,
+    positive_class: Any = None,
+    missing: str = "error",
+    drop_columns: Iterable[str] = (),
+) -> Dataset:
+    """Load a binary classification data set from an svmlight / LIBSVM file (lines
+    ``label index:value index:value ...``; ``.gz`` / ``.bz2`` read as such).
+
+    Features are named after their index in the file (``x1, x2, ...``; ``x0, ...`` when the
+    file uses index 0); absent entries are 0; the number of features is the largest index.
+    Labels are mapped to {-1, +1} as in :func:`load_csv`: two classes (the larger is +1) or
+    ``positive_class`` against the rest. ``missing`` and ``drop_columns`` as in
+    :func:`load_csv`. Raises :class:`DataFileError` for a directory, a missing file or a
+    malformed line.
+    """
+    check_missing_mode(missing)
+    p = check_data_path(path)
+    X, y, names = read_svmlight(p)
+    frame = pd.DataFrame(X, columns=names)
+    frame["label"] = y  # the features are x0, x1, ...: no clash
+    features, labels, _ = _split_frame(frame, "label", drop_columns, f"file {p.name!r}")
+    return build_dataset(
+        features.to_numpy(), labels, feature_names=list(features.columns),
+        positive_class=positive_class, missing=missing, name=data_stem(p),
     )
 
 
@@ -141,6 +216,13 @@ def load_dataset(name: str, *, missing: str = "drop", drop_constant: bool = Fals
         or missing values with ``missing="error"``.
     """
     check_missing_mode(missing)
+    if name not in list_datasets():
+        if Path(name).is_dir():
+            raise DataFileError(name, "is a directory; give a CSV or svmlight file")
+        if looks_like_path(name):
+            check_data_path(name)  # a path that is not a readable file: says why
+            raise DataError(f"{name!r} is a file, not a bundled dataset; load it with "
+                            "load_csv (CSV or svmlight)")
     spec = get_spec(name)
     resource = resources.files(__package__).joinpath("datasets", spec.file)
     compression = "gzip" if spec.file.endswith(".gz") else None

@@ -1,11 +1,13 @@
 """Run a grid on Dask (a LocalCluster, or an existing cluster) or sequentially; store as it goes.
 
-The driver expands the config, drops the runs already stored (so a grid killed with ``kill -9``
-resumes where it stopped), submits one task per remaining run and writes every result to the
-store as soon as it arrives. Each task is :func:`~sparsekm.experiments.child.execute_run`: the
-run in its own process under a hard deadline, so a run that hangs, raises or crashes is a row
-with its status and message, never a lost grid. Results do not depend on the worker count: a
-run is a function of its configuration (its seed included) alone, run single-threaded.
+The driver locks the store (one ``bench run`` per store: a second one refuses at once, so no
+run is done twice), expands the config, drops the runs already stored (so a grid killed with
+``kill -9`` resumes where it stopped), submits one task per remaining run and writes every
+result to the store as soon as it arrives. Each task is
+:func:`~sparsekm.experiments.child.execute_run`: the run in its own process under a hard
+deadline, so a run that hangs, raises or crashes is a row with its status and message, never a
+lost grid. Results do not depend on the worker count: a run is a function of its configuration
+(its seed included) alone, run single-threaded.
 """
 
 from __future__ import annotations
@@ -123,10 +125,22 @@ def run_experiment(cfg: ExperimentConfig, workers: int | None = None,
     ``workers=0`` runs in this process, one run after another (no Dask); otherwise the runs go
     to ``client``, to the cluster at ``scheduler``, or to a new LocalCluster with ``workers``
     workers (default: one per core).
+
+    The store is locked for the whole call (:meth:`Store.lock`): while another
+    ``run_experiment`` / ``bench run`` holds it, this one raises
+    :class:`~sparsekm.experiments.store.StoreBusyError` before doing anything.
     """
     t0 = time.perf_counter()
-    specs = expand(cfg)
     store = Store(cfg.store_path)
+    with store.lock():
+        return _run_locked(cfg, store, t0, workers=workers, scheduler=scheduler,
+                           client=client, retry_failed=retry_failed, progress=progress)
+
+
+def _run_locked(cfg: ExperimentConfig, store: Store, t0: float, *, workers: int | None,
+                scheduler: str | None, client: Any, retry_failed: bool,
+                progress: bool) -> dict[str, Any]:
+    specs = expand(cfg)
     todo = _todo(specs, store, retry_failed)
     check_specs(todo)  # a mistake fails here, before the first run
     preload = tuple(cfg.run.preload)

@@ -6,19 +6,30 @@ status`` and ``bench report`` can read it while a grid runs (DuckDB lets one pro
 file at a time; both sides retry for a few seconds). A commit is durable (write-ahead log), so
 a driver killed with ``kill -9`` loses only the runs still in flight.
 
+One driver at a time: ``bench run`` holds an advisory lock (``flock``) on the sidecar file
+``<store>.lock`` for its whole run (:meth:`Store.lock`); a second ``bench run`` on the same
+store refuses at once with :class:`StoreBusyError` naming the holder's pid, so no grid point
+runs twice. The kernel drops the lock when its holder exits, ``kill -9`` included. Readers
+(``bench status``, ``report``, ``plot``) never take it.
+
 Table ``runs`` (see :data:`SCHEMA`): key, experiment, version, problem, action, data, method,
 seed, config (the run's options and parameters, JSON), status, message, objective,
 lower_bound, gap, time_s (the method's own time), wall_s (the run's process, from its start to
 its result), start_s (starting that process; the first run of a worker includes the one-off
 forkserver warm-up), n_selected, selected, start_objectives (per start of a multistart
 method), train_accuracy, test_accuracy, solver, termination, worker, started_at, finished_at,
-payload (the full JSON of ``sparsekm solve ... --json``).
+payload (the full JSON of ``sparsekm solve ... --json``), sense (``min`` / ``max``: the
+direction of the run's objective) and upper_bound (a maximisation's certified bound;
+lower_bound is a minimisation's). A store of schema 1 (without sense and upper_bound) gains
+both columns on its first write, filled from the stored payloads.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import socket
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -28,9 +39,10 @@ from typing import Any
 
 from .child import FAILED
 
-__all__ = ["SCHEMA", "Store", "make_record"]
+__all__ = ["SCHEMA", "Store", "StoreBusyError", "StoreError", "make_record"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READS = ("1", "2")  # schema versions this code reads and migrates to SCHEMA_VERSION
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("key", "VARCHAR PRIMARY KEY"), ("experiment", "VARCHAR"), ("version", "VARCHAR"),
     ("problem", "VARCHAR"), ("action", "VARCHAR"), ("data", "VARCHAR"), ("method", "VARCHAR"),
@@ -41,7 +53,10 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("train_accuracy", "DOUBLE"), ("test_accuracy", "DOUBLE"), ("solver", "VARCHAR"),
     ("termination", "VARCHAR"), ("worker", "VARCHAR"), ("started_at", "TIMESTAMPTZ"),
     ("finished_at", "TIMESTAMPTZ"), ("payload", "VARCHAR"),
+    # schema 2: appended, so that a migrated store and a new one have the same layout
+    ("sense", "VARCHAR"), ("upper_bound", "DOUBLE"),
 )
+ADDED = {"sense": "VARCHAR", "upper_bound": "DOUBLE"}  # schema 1 -> 2 (ALTER TABLE)
 SCHEMA = "CREATE TABLE IF NOT EXISTS runs (" + ", ".join(f"{c} {t}" for c, t in COLUMNS) + ")"
 
 
@@ -53,6 +68,19 @@ def _num(x: Any) -> float | None:
 
 def _first(payload: dict[str, Any], *names: str) -> Any:
     return next((payload[n] for n in names if payload.get(n) is not None), None)
+
+
+def _payload(text: Any) -> dict[str, Any]:
+    """A stored payload as a dict (``{}`` when absent or not a JSON object)."""
+    try:
+        out = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return {}
+    return out if isinstance(out, dict) else {}
+
+
+def _sense(value: Any) -> str | None:
+    return value if value in ("min", "max") else None
 
 
 def make_record(spec: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
@@ -81,6 +109,7 @@ def make_record(spec: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]
     row.update(
         status=str(payload.get("status")), message=payload.get("message"),
         objective=_num(payload.get("objective")), lower_bound=_num(payload.get("lower_bound")),
+        upper_bound=_num(payload.get("upper_bound")), sense=_sense(payload.get("sense")),
         gap=_num(payload.get("gap")), time_s=_num(payload.get("time_s")),
         n_selected=None if sel is None else len(sel), selected=sel,
         start_objectives=payload.get("start_objectives"),
@@ -94,12 +123,68 @@ def make_record(spec: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]
     return row
 
 
+class StoreError(ValueError):
+    """A store path that cannot hold a store (a folder, a file where a folder is needed)."""
+
+
+class StoreBusyError(StoreError):
+    """Another ``bench run`` holds the store (its lock): a user's situation, exit 2."""
+
+
 class Store:
     """The DuckDB file of an experiment (created on first write)."""
 
     def __init__(self, path: str | Path, retry_s: float = 30.0) -> None:
         self.path = Path(path)
         self.retry_s = retry_s
+
+    @property
+    def lock_path(self) -> Path:
+        """The sidecar file ``bench run`` locks: ``<store>.lock``."""
+        return self.path.with_name(self.path.name + ".lock")
+
+    def check_path(self) -> None:
+        """StoreError unless the store can be created or written where it is configured."""
+        shown = _shown(self.path)
+        if self.path.is_dir():
+            raise StoreError(f"store {shown} is a folder; set `store` in the config to a file "
+                             "name such as results.duckdb")
+        for parent in self.path.parents:
+            if parent.exists():
+                if not parent.is_dir():
+                    raise StoreError(f"store {shown}: {_shown(parent)} is a file, not a "
+                                     "folder; set `store` in the config to a path in a folder")
+                break
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the store for one driver (``bench run``) until the block exits.
+
+        A non-blocking ``flock`` on :attr:`lock_path`; held by another process:
+        :class:`StoreBusyError` at once, naming that process. The lock file stays (removing it
+        would let a third driver lock a new file while the second holds the old one).
+        """
+        try:
+            import fcntl
+        except ImportError:  # no flock (Windows): one driver per store is up to the user
+            yield
+            return
+        self.check_path()
+        self.lock_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise StoreBusyError(
+                    f"store {_shown(self.path)} is in use by another `bench run` "
+                    f"({_holder(fd)}); wait for it to finish, or set another `store` in the "
+                    "config") from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()} {socket.gethostname()}\n".encode(), 0)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
 
     @contextmanager
     def connect(self, write: bool = False) -> Iterator[Any]:
@@ -128,12 +213,38 @@ class Store:
     def _init(self, con: Any) -> None:
         con.execute("CREATE TABLE IF NOT EXISTS meta (k VARCHAR PRIMARY KEY, v VARCHAR)")
         row = con.execute("SELECT v FROM meta WHERE k = 'schema_version'").fetchone()
-        if row is not None and row[0] != str(SCHEMA_VERSION):
-            raise ValueError(f"{self.path}: a results store of schema {row[0]}, this sparsekm "
-                             f"writes schema {SCHEMA_VERSION}: use a new store file")
+        if row is not None and row[0] not in READS:
+            raise StoreError(f"{self.path}: a results store of schema {row[0]}, this sparsekm "
+                             f"writes schema {SCHEMA_VERSION}: use a new store file (or the "
+                             "sparsekm version that wrote it)")
         con.execute(SCHEMA)
-        if row is None:
-            con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+        if row is None or row[0] != str(SCHEMA_VERSION):
+            con.execute("BEGIN")
+            self._migrate(con)
+            con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
+                        [str(SCHEMA_VERSION)])
+            con.execute("COMMIT")
+
+    @staticmethod
+    def _migrate(con: Any) -> None:
+        """Schema 1 -> 2: add ``sense`` and ``upper_bound``, filled from each payload."""
+        have = {r[0] for r in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'runs'"
+        ).fetchall()}
+        added = [c for c in ADDED if c not in have]
+        for c in added:
+            con.execute(f"ALTER TABLE runs ADD COLUMN {c} {ADDED[c]}")
+        if not added:
+            return
+        rows = con.execute("SELECT key, payload FROM runs WHERE payload IS NOT NULL").fetchall()
+        fill = []
+        for key, text in rows:
+            payload = _payload(text)
+            if payload.get("sense") is not None:
+                fill.append([_sense(payload.get("sense")), _num(payload.get("upper_bound")),
+                             key])
+        if fill:
+            con.executemany("UPDATE runs SET sense = ?, upper_bound = ? WHERE key = ?", fill)
 
     def exists(self) -> bool:
         return self.path.is_file()
@@ -171,12 +282,39 @@ class Store:
             return pd.DataFrame(columns=cols)
         with self.connect() as con:
             if keys is None:
-                return con.execute("SELECT * FROM runs").df()
-            keys = list(keys)
-            con.register("wanted", pd.DataFrame({"key": keys, "_order": range(len(keys))}))
-            df = con.execute("SELECT runs.*, wanted._order FROM runs JOIN wanted USING (key) "
-                             "ORDER BY wanted._order").df()
-        return df.drop(columns="_order")
+                df = con.execute("SELECT * FROM runs").df()
+            else:
+                keys = list(keys)
+                con.register("wanted", pd.DataFrame({"key": keys, "_order": range(len(keys))}))
+                df = con.execute("SELECT runs.*, wanted._order FROM runs JOIN wanted USING "
+                                 "(key) ORDER BY wanted._order").df().drop(columns="_order")
+        missing = [c for c in cols if c not in df.columns]
+        if missing:  # a store of schema 1, read before its first write migrates it
+            payloads = [_payload(t) for t in df["payload"]] if "payload" in df else []
+            for c in missing:
+                if c in ADDED and payloads:
+                    conv = _sense if c == "sense" else _num
+                    df[c] = [conv(p.get(c)) for p in payloads]
+                else:
+                    df[c] = None
+        return df
+
+
+def _holder(fd: int) -> str:
+    """``pid N`` (and ``on HOST`` when another machine) of the lock file's holder."""
+    words = os.pread(fd, 256, 0).decode(errors="replace").split()
+    if not words:
+        return "pid unknown"
+    host = f" on {words[1]}" if len(words) > 1 and words[1] != socket.gethostname() else ""
+    return f"pid {words[0]}{host}"
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when under it (as a user would type it)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def counts(statuses: dict[str, str], total: int) -> dict[str, int]:

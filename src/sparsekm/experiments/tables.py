@@ -2,10 +2,11 @@
 
 :func:`runs_frame` has one row per stored run of the config: a column per grid key (``problem,
 action, data, method, seed`` and every ``[grid.params]`` key) then the results (``status,
-objective, lower_bound, gap, time_s, ...``). :func:`report_frame` pivots it the way the papers'
-tables read: one row per instance (``[report] rows``, default the grid keys that vary), one
-column group per method with the chosen values, aggregated over seeds (``best`` run, ``mean``
-or ``median``); a cell whose runs all failed shows their status.
+objective, lower_bound, upper_bound, gap, time_s, ...``: a minimisation's certified bound is
+its lower_bound, a maximisation's its upper_bound, the other one empty). :func:`report_frame`
+pivots it the way the papers' tables read: one row per instance (``[report] rows``, default
+the grid keys that vary), one column group per method with the chosen values, aggregated over
+seeds (``best`` run, ``mean`` or ``median``); a cell whose runs all failed shows their status.
 """
 
 from __future__ import annotations
@@ -22,15 +23,15 @@ from .store import Store
 __all__ = ["RESULT_COLUMNS", "runs_frame", "series_frame", "report_frame", "report",
            "format_value"]
 
-RESULT_COLUMNS = ("status", "objective", "lower_bound", "gap", "time_s", "wall_s", "start_s",
-                  "n_selected", "train_accuracy", "test_accuracy", "solver", "termination",
-                  "message", "selected", "start_objectives", "key")
-NUMERIC = ("objective", "lower_bound", "gap", "time_s", "wall_s", "start_s", "n_selected",
-           "train_accuracy", "test_accuracy")
-LABELS = {"objective": "obj", "lower_bound": "bound", "gap": "gap %", "time_s": "time s",
-          "wall_s": "wall s", "n_selected": "#feat", "train_accuracy": "train acc",
-          "test_accuracy": "test acc", "validation_accuracy": "val acc",
-          "support_fraction": "sel", "iterations": "iter"}
+RESULT_COLUMNS = ("status", "objective", "lower_bound", "upper_bound", "gap", "time_s",
+                  "wall_s", "start_s", "n_selected", "train_accuracy", "test_accuracy", "solver",
+                  "termination", "message", "selected", "start_objectives", "key")
+NUMERIC = ("objective", "lower_bound", "upper_bound", "gap", "time_s", "wall_s", "start_s",
+           "n_selected", "train_accuracy", "test_accuracy")
+LABELS = {"objective": "obj", "lower_bound": "bound", "upper_bound": "upper bound",
+          "gap": "gap %", "time_s": "time s", "wall_s": "wall s", "n_selected": "#feat",
+          "train_accuracy": "train acc", "test_accuracy": "test acc",
+          "validation_accuracy": "val acc", "support_fraction": "sel", "iterations": "iter"}
 PERCENT = ("train_accuracy", "test_accuracy", "validation_accuracy")
 
 

@@ -7,6 +7,7 @@ relaxation and algorithm of that problem takes it as its first argument.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -14,8 +15,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from sparsekm.data.checks import check_xy
+from sparsekm.declare import Param, ParamError, params_of
 
-__all__ = ["Problem", "check_budget", "check_positive"]
+__all__ = ["Problem", "check_budget", "check_positive", "declared"]
 
 
 @dataclass
@@ -32,10 +34,13 @@ class Problem:
 
     def __post_init__(self) -> None:
         self.X, self.y = check_xy(self.X, self.y)
+        for name, param in declared(type(self)).items():  # type, range, choices: declared
+            setattr(self, name, param.check(getattr(self, name)))
         self.validate()
 
     def validate(self) -> None:
-        """Check the problem's own parameters (override)."""
+        """Checks that involve the data or several parameters (override); each field's own
+        type and range are checked from its declaration before."""
 
     @property
     def m(self) -> int:
@@ -48,29 +53,32 @@ class Problem:
         return int(self.X.shape[1])
 
     def params(self) -> dict[str, Any]:
-        """The problem's parameters (every field but the data), for reports."""
-        from dataclasses import fields
+        """The problem's declared parameters and their values, for reports."""
+        return {name: getattr(self, name) for name in declared(type(self))}
 
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("X", "y")}
+
+@functools.cache
+def declared(cls: type) -> dict[str, Param]:
+    """The declared parameters of a problem class (its fields with a spec), in field order."""
+    return params_of(cls)
 
 
 def check_budget(B: Any, n: int, name: str = "B") -> int:
-    """An integer budget ``1 <= B <= n``."""
-    if isinstance(B, bool) or B is None or int(B) != B:
-        raise ValueError(f"{name}={B!r} must be an integer")
-    if B < 1:
-        raise ValueError(f"{name}={B} < 1: select at least one feature ({name} >= 1)")
+    """An integer budget ``1 <= B <= n`` (ParamError naming ``name`` otherwise)."""
+    if isinstance(B, bool) or B is None or int(B) != B or B < 1:
+        raise ParamError(name, B, "give an integer >= 1")
     if n < B:
-        raise ValueError(f"{name}={B} > n={n}: choose {name} <= n (the number of features)")
+        raise ParamError(name, B, f"at most n = {n}, the number of features; choose "
+                                  f"{name} <= {n}")
     return int(B)
 
 
 def check_positive(name: str, value: Any) -> float:
-    """A finite number > 0."""
+    """A finite number > 0 (ParamError naming ``name`` otherwise)."""
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name}={value!r} must be a number > 0") from None
+        raise ParamError(name, value, "give a finite number > 0") from None
     if not (v > 0 and math.isfinite(v)):
-        raise ValueError(f"{name}={value} must be a finite number > 0")
+        raise ParamError(name, value, "give a finite number > 0")
     return v

@@ -12,21 +12,31 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from sparsekm import declare
+from sparsekm.specs import MAX_TIME
+
 
 class Deadline:
-    """A global wall-clock budget: ``remaining()`` seconds (inf without a limit)."""
+    """A global wall-clock budget: ``remaining()`` seconds (inf without a limit).
 
-    def __init__(self, time_limit: float | None) -> None:
+    ``elapsed()`` counts from the clock's start; the budget ends ``time_limit`` seconds after
+    ``since`` (a ``time.perf_counter()`` reading; default: now), so a command's limit can
+    cover its own start-up (the CLI passes the process's start).
+    """
+
+    def __init__(self, time_limit: float | None, since: float | None = None) -> None:
         if time_limit is not None and not time_limit > 0:
             raise ValueError(f"time limit {time_limit} must be > 0 seconds (or None)")
         self.t0 = time.perf_counter()
         self.limit = time_limit
+        self.end = math.inf if time_limit is None else \
+            (self.t0 if since is None else since) + time_limit
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t0
 
     def remaining(self) -> float:
-        return math.inf if self.limit is None else max(0.0, self.limit - self.elapsed())
+        return max(0.0, self.end - time.perf_counter())
 
     def expired(self) -> bool:
         return self.remaining() <= 0.0
@@ -60,21 +70,30 @@ class SolverPlan:
     """
 
     solver: str | None = None
-    relax_solver: str | None = None
-    misocp_solver: str | None = None
-    qp_solver: str | None = None
+    relax_solver: str | None = declare.field(
+        None, "Solver for the conic relaxations (default: configured, Clarabel).")
+    misocp_solver: str | None = declare.field(
+        None, "Solver for the MISOCP parts, when it should differ from --solver.")
+    qp_solver: str | None = declare.field(
+        None, "Solver for convex QP subproblems such as the SVM on a fixed support (default: "
+        "the native path).")
     time_limit: float | None = None
-    subproblem_time_limit: float | None = None
-    warm_start: bool = True
-    verbose: bool = False
+    subproblem_time_limit: float | None = declare.field(
+        60.0, "Seconds per subproblem (each Kernel Search MIQP, paper D: 60; each round of "
+        "paper B's (18)).", gt=0, le=MAX_TIME)
+    warm_start: bool = declare.field(
+        True, "Hand heuristic incumbents to solvers that accept them (--no-warm-start: the "
+        "cold runs of paper D's Table 3).", flag="--warm-start/--no-warm-start")
+    verbose: bool = declare.field(False, "Progress lines on stderr.")
     executor: Any = None
     deadline: Deadline | None = field(default=None, compare=False, repr=False)
 
-    def start(self) -> SolverPlan:
-        """This plan with its clock started (unchanged if already started)."""
+    def start(self, since: float | None = None) -> SolverPlan:
+        """This plan with its clock started (unchanged if already started); ``since``: the
+        moment the budget started (default: now)."""
         if self.deadline is not None:
             return self
-        return replace(self, deadline=Deadline(self.time_limit))
+        return replace(self, deadline=Deadline(self.time_limit, since))
 
     @property
     def clock(self) -> Deadline:

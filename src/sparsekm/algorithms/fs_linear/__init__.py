@@ -10,21 +10,27 @@ from typing import Any
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.solvers import Result, SolverPlan
 
+from ..api import front_door, solve
 from .common import Search
 
 __all__ = ["Search", "solve_fs_linear"]
 
 
-def solve_fs_linear(problem: FSLinearProblem, method: str = "kernel-search",
-                    plan: SolverPlan | None = None, **options: Any) -> Result:
-    """Run the registered method ``method`` on ``problem``; ``options`` are its flat options
-    (e.g. ``k``, ``rho``, ``s``, ``strategy``, ``M``); an unknown one is a clear error. With
-    B >= n every method returns the certified optimum of the plain SVM (1)."""
-    from sparsekm import registry
+@front_door("fs-linear")
+def _run(problem: FSLinearProblem, entry: Any, plan: SolverPlan, options: dict[str, Any]
+         ) -> Result:
+    """With B >= n every method returns the certified optimum of the plain SVM (1)."""
     from sparsekm.models.fs_linear import plain_svm_result
 
-    entry = registry.get("fs-linear", "method", method)
     if problem.unconstrained:
-        entry.bind(**options)  # unknown options are refused all the same
-        return plain_svm_result(problem, (plan or SolverPlan()).start(), method=entry.name)
-    return entry.run(problem, plan or SolverPlan(), **options)
+        return plain_svm_result(problem, plan, method=entry.name)
+    return entry.run(problem, plan, **options)
+
+
+def solve_fs_linear(problem: FSLinearProblem, method: str | None = None,
+                    plan: SolverPlan | None = None, **options: Any) -> Result:
+    """Run the registered method ``method`` (default ``kernel-search``) on ``problem``;
+    ``options`` are its declared options (e.g. ``k``, ``rho``, ``s``, ``strategy``, ``M``),
+    checked (:func:`sparsekm.algorithms.solve`). With B >= n every method returns the
+    certified optimum of the plain SVM (1)."""
+    return solve(problem, method, plan, **options)

@@ -23,7 +23,7 @@ from sparsekm import registry
 from sparsekm.models.minmax_fs import MinMaxFSProblem
 from sparsekm.solvers import Result, SolverPlan
 
-from .cv import C_GRID, GAMMA_GRID, cv_start, decision_values, nofs_summary
+from .cv import C_GRID, GAMMA_GRID, cv_start, decision_values, fixed_or_grid, nofs_summary
 
 __all__ = ["C2_GRID", "Start", "algorithm1", "multistart", "predict_scores", "start_gammas"]
 
@@ -94,8 +94,9 @@ def algorithm1(X: np.ndarray, y: np.ndarray, *, C2: float = 0.5, p: float = 1.0,
         C_star, g0, cvinfo = float(C), gamma0, {"C": float(C), "gamma": None,
                                                  "cv_accuracy": None}
     else:
-        cv = cv_start(X, y, folds=start.folds, seed=start.seed, C_grid=start.C_grid,
-                      gamma_grid=start.gamma_grid, C=C, gamma=gamma0, tie=start.tie)
+        cv = cv_start(X, y, folds=start.folds, seed=start.seed,
+                      C_grid=fixed_or_grid(C, start.C_grid),
+                      gamma_grid=fixed_or_grid(gamma0, start.gamma_grid), tie=start.tie)
         C_star, g0, cvinfo = cv.C, cv.gamma, nofs_summary(cv)
         plan.progress(f"minmax-fs Algorithm 1: C* = {cv.C:g}, gamma_ini = {cv.gamma:g} "
                       f"(CV accuracy {cv.accuracy:.4f})")

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["C_GRID", "CVStart", "GAMMA_GRID", "TIES", "cv_start", "decision_values", "svm_fit"]
+__all__ = ["C_GRID", "CVStart", "GAMMA_GRID", "TIES", "cv_start", "decision_values",
+           "fixed_or_grid", "svm_fit"]
 
 C_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 1e2, 1e3,
           1e4)
@@ -85,22 +86,26 @@ def _fold_table(X: np.ndarray, y: np.ndarray, tr: np.ndarray, va: np.ndarray,
     return out
 
 
+def fixed_or_grid(value: float | None, grid: tuple) -> tuple:
+    """The grid of one CV coordinate (C or gamma, Section 4.2): ``(value,)`` when a value is
+    given (it fixes that coordinate), else ``grid``."""
+    return (float(value),) if value is not None else tuple(grid)
+
+
 def cv_start(X: np.ndarray, y: np.ndarray, *, folds: int = 5, seed: int = 0,
              C_grid: tuple = C_GRID, gamma_grid: tuple = GAMMA_GRID,
-             C: float | None = None, gamma: float | None = None,
              tie: str = "largest-C") -> CVStart:
     """Choose (C*, gamma_ini) by ``folds``-fold stratified CV of the SVM (10) (Algorithm 1).
 
-    A given ``C`` or ``gamma`` fixes that coordinate of the grid; ``tie`` (one of
-    :data:`TIES`) picks among pairs of equal mean accuracy.
+    A one-point grid fixes that coordinate (:func:`fixed_or_grid`; both fixed: no CV, the
+    accuracy is NaN); ``tie`` (one of :data:`TIES`) picks among pairs of equal mean accuracy.
     """
     from sparsekm.data import kfold_splits
 
     if tie not in TIES:
         raise ValueError(f"tie={tie!r}: choose one of {', '.join(TIES)}")
 
-    Cg = (float(C),) if C is not None else tuple(C_grid)
-    gg = (float(gamma),) if gamma is not None else tuple(gamma_grid)
+    Cg, gg = tuple(C_grid), tuple(gamma_grid)
     if len(Cg) == 1 and len(gg) == 1:
         return CVStart(Cg[0], gg[0], float("nan"), np.full((1, 1), np.nan), Cg, gg)
     splits = kfold_splits(y, k=folds, seed=seed)

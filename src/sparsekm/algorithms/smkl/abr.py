@@ -29,6 +29,7 @@ Every alpha met gives a certified lower bound on (4) (``lagrangian_bound``), so 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -39,14 +40,24 @@ from sparsekm.models.smkl.subproblems import beta_step, lagrangian_bound
 
 from .face import face_minimize
 
-__all__ = ["BEST_RESPONSE", "FACE_OPTIMAL", "NO_DESCENT", "abr_run", "random_start",
-           "sparse_start"]
+__all__ = ["BEST_RESPONSE", "FACE_OPTIMAL", "NO_DESCENT", "ABRStopping", "abr_run",
+           "random_start", "sparse_start"]
 
 # The local optimality a run can end at (``abr_run(...)["local"]``; a stall by ``tol`` is none).
 BEST_RESPONSE = "mutual best response: alpha solves (7) on K(beta), beta solves (8) at alpha"
 NO_DESCENT = "no best-response step (with backtracking) decreases (4)"
 FACE_OPTIMAL = ("(4) minimal on its support's face, and no neighbouring support's face "
                 "(best response, one kernel added or swapped) decreases it")
+
+
+@dataclass(frozen=True)
+class ABRStopping:
+    """The stopping rules of Algorithm 1: at most ``max_iter`` (T) iterations, or an
+    improvement of (4) below ``tol`` (epsilon) for ``patience`` (M) consecutive iterations."""
+
+    max_iter: int = 50
+    tol: float = 1e-2
+    patience: int = 3
 
 
 def random_start(q: int, k0: int, rng: np.random.Generator) -> np.ndarray:
@@ -119,14 +130,16 @@ def _face_step(problem: SMKLProblem, cur: Evaluation, target: np.ndarray, tried:
     return None
 
 
-def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, max_iter: int = 50, tol: float = 1e-2,
-            patience: int = 3, monotone: bool = True, faces: bool = False, deadline: Any = None,
+def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, stop: ABRStopping = ABRStopping(),
+            monotone: bool = True, faces: bool = False, deadline: Any = None,
             node: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())) -> dict[str, Any]:
     """Run Algorithm 1 from ``beta0``; returns best Evaluation, bound, history and alphas.
 
-    ``node = (excluded, forced)`` restricts the beta step to a branch-and-bound node;
-    ``faces`` turns on the local search over supports (monotone only, see above).
+    ``stop``: T, epsilon, M of Algorithm 1 (:class:`ABRStopping`); ``node = (excluded,
+    forced)`` restricts the beta step to a branch-and-bound node; ``faces`` turns on the local
+    search over supports (monotone only, see above).
     """
+    max_iter, tol, patience = stop.max_iter, stop.tol, stop.patience
     excluded, forced = node
     t0 = time.perf_counter()
     lam, k0 = problem.lam, problem.k0

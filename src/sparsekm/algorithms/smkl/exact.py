@@ -35,7 +35,7 @@ from sparsekm.registry import register
 from sparsekm.relaxations.smkl.cutting_plane import kelley
 from sparsekm.solvers import SolverPlan, Termination
 
-from .abr import abr_run, random_start
+from .abr import ABRStopping, abr_run, random_start
 from .result import method_result
 
 __all__ = ["SMKLTree", "enumerate_supports", "exact"]
@@ -189,8 +189,8 @@ class SMKLTree(TreeProblem):
             return task.outcome(out)
         lb2, beta_b, _ = task.pool.bound(p, I0, I1)
         if self.node_abr_iter > 0:
-            task.absorb(abr_run(p, beta_b, max_iter=self.node_abr_iter, deadline=deadline,
-                                node=(I0, I1)))
+            task.absorb(abr_run(p, beta_b, stop=ABRStopping(max_iter=self.node_abr_iter),
+                                deadline=deadline, node=(I0, I1)))
             lb2, beta_b, _ = task.pool.bound(p, I0, I1)
         lb2 = max(bound, lb2)
         if lb2 >= self.cutoff(task.ub):

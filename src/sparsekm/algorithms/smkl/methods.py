@@ -19,7 +19,7 @@ from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.registry import register
 from sparsekm.solvers import SolverPlan, Termination
 
-from .abr import abr_run, random_start, sparse_start
+from .abr import ABRStopping, abr_run, random_start, sparse_start
 from .result import method_result
 
 __all__ = ["abr", "initial_betas"]
@@ -108,8 +108,8 @@ def abr(problem: SMKLProblem, plan: SolverPlan | None = None, *, init: str = "ra
     if init == "ranking" and problem.k0 == 1:
         return _best_single(problem, t0)
     betas, info = initial_betas(problem, plan, init, starts, seed)
-    opts = {"max_iter": max_iter, "tol": tol, "patience": patience, "monotone": monotone,
-            "faces": faces}
+    opts = {"stop": ABRStopping(max_iter=max_iter, tol=tol, patience=patience),
+            "monotone": monotone, "faces": faces}
     if plan.executor is not None:
         done = plan.executor.map(_run_one, [problem] * len(betas), betas, [opts] * len(betas))
         runs = [r for i, r in enumerate(done) if i == 0 or not _certified(done[:i])]

@@ -22,18 +22,22 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm import declare
 from sparsekm.kernels import KernelSpec, mask_from_indices
 from sparsekm.registry import register_problem
+from sparsekm.specs import COEF0, DEGREE, GAMMA, PENALTY
 
-from ..problem import Problem, check_budget, check_positive
+from ..problem import Problem, check_budget
 
 __all__ = ["SENSES", "FSKernelProblem", "decision_values", "random_masks"]
 
 SENSES = ("margin", "paper")
 KERNELS = ("poly", "rbf")
+ALIASES = {"polynomial": "poly", "gaussian": "rbf"}
 
 
-@register_problem("fs-kernel", paper="A", title="Kernel SVM with exactly B features, MINLP (4)")
+@register_problem("fs-kernel", paper="A", title="Kernel SVM with exactly B features, MINLP (4)",
+                  method="ls-star")
 @dataclass
 class FSKernelProblem(Problem):
     """Data and parameters of Paper A's problem (4).
@@ -49,30 +53,23 @@ class FSKernelProblem(Problem):
     sense : {"margin", "paper"} (see the module docstring).
     """
 
-    kernel: str = "poly"
-    B: int | None = None
-    C: float = 10.0
-    gamma: float = 0.1
-    degree: int = 2
-    coef0: float = 1.0
-    sense: str = "margin"
+    kernel: str = declare.field("poly", "Kernel: poly (gamma x'z + c)^d or rbf "
+                                "exp(-gamma ||x - z||^2) (Section 2.1).",
+                                choices=KERNELS + tuple(ALIASES))
+    B: int | None = declare.field(None, "Exactly B selected features (default floor(n/2), "
+                                  "Section 5).", ge=1)
+    C: float = declare.field(10.0, PENALTY)
+    gamma: float = declare.field(0.1, GAMMA)
+    degree: int = declare.field(2, DEGREE)
+    coef0: float = declare.field(1.0, COEF0, ge=0, help="Polynomial kernel constant c >= 0.")
+    sense: str = declare.field("margin", "margin: maximize min_alpha f over masks (default); "
+                               "paper: minimize it as (4) is printed (the paper's tables).",
+                               choices=SENSES)
     spec: KernelSpec = field(init=False, repr=False)
 
     def validate(self) -> None:
         self.B = check_budget(max(1, self.n // 2) if self.B is None else self.B, self.n)
-        kern = {"polynomial": "poly", "gaussian": "rbf"}.get(self.kernel, self.kernel)
-        if kern not in KERNELS:
-            raise ValueError(f"kernel must be 'poly' or 'rbf' (Paper A), got {self.kernel!r}")
-        self.kernel = kern
-        self.C = check_positive("C", self.C)
-        self.gamma = check_positive("gamma", self.gamma)
-        if kern == "poly" and (int(self.degree) != self.degree or self.degree < 1):
-            raise ValueError(f"degree must be an integer >= 1, got {self.degree}")
-        if kern == "poly" and self.coef0 < 0:
-            raise ValueError(f"coef0 must be >= 0 (Paper A: c >= 0), got {self.coef0}")
-        if self.sense not in SENSES:
-            raise ValueError(f"sense must be one of {SENSES}, got {self.sense!r}")
-        self.degree, self.coef0 = int(self.degree), float(self.coef0)
+        self.kernel = ALIASES.get(self.kernel, self.kernel)
         self.spec = KernelSpec(self.kernel, gamma=self.gamma, degree=self.degree,
                                coef0=self.coef0)
 

@@ -17,15 +17,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sparsekm import declare
 from sparsekm.registry import register_problem
+from sparsekm.specs import PENALTY
 
-from ..problem import Problem, check_budget, check_positive
+from ..problem import Problem
 from ..svm import svm_objective
 
 CARDINALITIES = ("eq", "le")
 
 
-@register_problem("fs-linear", paper="D", title="Linear SVM with at most B features, FS-SVM (2)")
+@register_problem("fs-linear", paper="D", title="Linear SVM with at most B features, FS-SVM (2)",
+                  method="kernel-search", relaxation="dscop")
 @dataclass
 class FSLinearProblem(Problem):
     """FS-SVM (2) of paper D on (X, y): budget ``B``, penalty ``C``.
@@ -39,18 +42,15 @@ class FSLinearProblem(Problem):
     still refuses B > n.
     """
 
-    B: int = 5
-    C: float = 10.0
-    cardinality: str = "eq"
+    B: int = declare.field(5, "Budget: at most B selected features (B >= n: the plain SVM "
+                           "(1)).", ge=1)
+    C: float = declare.field(10.0, PENALTY)
+    cardinality: str = declare.field("eq", "How the budget is written in the models: eq "
+                                     "(e'v = B, as in the paper) or le (e'v <= B).",
+                                     choices=CARDINALITIES)
 
     def validate(self) -> None:
-        if not isinstance(self.B, bool) and isinstance(self.B, int | np.integer) and \
-                self.n < self.B:
-            self.B = self.n  # "at most B" with B >= n: every feature is allowed
-        self.B = check_budget(self.B, self.n)
-        self.C = check_positive("C", self.C)
-        if self.cardinality not in CARDINALITIES:
-            raise ValueError(f"cardinality={self.cardinality!r}: use 'eq' or 'le'")
+        self.B = min(self.B, self.n)  # "at most B" with B >= n: every feature is allowed
 
     @property
     def unconstrained(self) -> bool:

@@ -8,20 +8,22 @@ with G_gamma = diag(y) K_gamma diag(y) and K_gamma the anisotropic Gaussian kern
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from sparsekm.models.problem import Problem, check_positive
+from sparsekm import declare
+from sparsekm.models.problem import Problem
 from sparsekm.registry import register_problem
+from sparsekm.specs import PENALTY
 
 __all__ = ["MinMaxFSProblem", "check_gamma"]
 
 
 @register_problem("minmax-fs", paper="E", title="Min-max feature weighting for nonlinear SVMs "
-                  "(anisotropic Gaussian kernel, problem (14))")
+                  "(anisotropic Gaussian kernel, problem (14))",
+                  method="fast")
 @dataclass
 class MinMaxFSProblem(Problem):
     """Training data and the parameters of (14).
@@ -34,28 +36,11 @@ class MinMaxFSProblem(Problem):
     p : exponent of the penalty ||gamma||_p^p = sum_j gamma_j^p, > 0 (paper: p = 1).
     """
 
-    C: float = 1.0
-    C2: float = 0.5
-    p: float = 1.0
-
-    def validate(self) -> None:
-        self.C = check_positive("C", self.C)
-        try:
-            c2 = float(self.C2)
-        except (TypeError, ValueError):
-            raise ValueError(f"C2={self.C2!r} must be a number in (0, 1)") from None
-        if not 0.0 < c2 < 1.0:
-            raise ValueError(f"C2={self.C2} must lie strictly between 0 and 1 (C2 weighs "
-                             "||gamma||_p^p, 1 - C2 the SVM dual value; paper E uses 0.01..0.99)")
-        self.C2 = c2
-        try:
-            p = float(self.p)
-        except (TypeError, ValueError):
-            raise ValueError(f"p={self.p!r} must be a number > 0") from None
-        if not (p > 0 and math.isfinite(p)):
-            raise ValueError(f"p={self.p} must be a finite number > 0 (the penalty is "
-                             "sum_j gamma_j^p; paper E uses p = 1)")
-        self.p = p
+    C: float = declare.field(1.0, PENALTY, help="SVM penalty C of (10c) / (14c).")
+    C2: float = declare.field(0.5, "Trade-off C2 in (0, 1) between ||gamma||_p^p and the SVM "
+                              "dual value in (14a) (paper E: 0.01..0.99).", gt=0, lt=1)
+    p: float = declare.field(1.0, "Exponent p of the penalty sum_j gamma_j^p (paper E: 1).",
+                             gt=0, le=100)
 
     def penalty(self, gamma: np.ndarray) -> float:
         """``||gamma||_p^p = sum_j gamma_j^p`` (gamma >= 0)."""

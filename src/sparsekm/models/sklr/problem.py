@@ -9,15 +9,17 @@ the box [gamma, C - gamma] of (22c); 1e-5 in Section 5.1).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from sparsekm.models.problem import Problem, check_positive
+from sparsekm import declare
+from sparsekm.declare import ParamError
+from sparsekm.models.problem import Problem
 from sparsekm.registry import register_problem
+from sparsekm.specs import COEF0, DEGREE, GAMMA, KERNEL_NAMES, PENALTY
 
 __all__ = ["PAPER_GAMMA", "SKLRProblem"]
 
@@ -25,43 +27,57 @@ PAPER_GAMMA = 0.5
 """rbf gamma of paper C's kernel exp(-||x - z||^2 / (2 sigma^2)) with sigma = 1."""
 
 
-@register_problem("sklr", paper="C", title="Sparse kernel logistic regression (dual (22), SMO)")
+@register_problem("sklr", paper="C", title="Sparse kernel logistic regression (dual (22), SMO)",
+                  method="smo2")
 @dataclass
 class SKLRProblem(Problem):
     """Paper C eq. (22): min 1/2 a'Qa + C sum G(a_i/C) - lam 1'a, y'a = 0, gamma <= a <= C-gamma.
 
-    ``kernel`` is a :class:`KernelSpec` or a kernel name (then ``KernelSpec(name,
-    gamma=PAPER_GAMMA)`` for rbf). ``lam = 0`` is plain KLR (Keerthi et al.'s dual (5)).
+    ``kernel`` is a kernel name (with ``gamma``, ``degree``, ``coef0``; rbf's gamma defaults to
+    paper C's 0.5) or a :class:`KernelSpec` (then the other kernel fields are ignored); after
+    validation it holds the :class:`KernelSpec`. ``lam = 0`` is plain KLR (Keerthi et al.'s
+    dual (5)); None is Appendix C's choice lam = C / 10.
     """
 
-    kernel: Any = "rbf"
-    C: float = 1.0
-    lam: float = 0.0
-    gamma_bound: float = 1e-5
+    kernel: Any = declare.field("rbf", "Kernel: " + "|".join(KERNEL_NAMES) + " (or a "
+                                "KernelSpec in Python).")
+    gamma: float | None = declare.field(None, GAMMA, help="Kernel gamma (rbf: exp(-gamma "
+                                        "||x - z||^2)); default paper C's sigma = 1, gamma = "
+                                        "0.5, on features scaled to [0, 1].")
+    degree: int = declare.field(3, DEGREE)
+    coef0: float = declare.field(0.0, COEF0)
+    C: float = declare.field(1.0, PENALTY, help="Weight C of the log-likelihood term of (22).")
+    lam: float | None = declare.field(None, "Sparsity weight lambda of (18)/(22) (= rho, "
+                                      "Observation 1); 0 is plain KLR; default C/10 "
+                                      "(Appendix C).", ge=0, le=1e8)
+    gamma_bound: float = declare.field(1e-5, "Auxiliary bound gamma of (22c) (Section 5.1: "
+                                       "1e-5).", gt=0, lt=1)
 
     def validate(self) -> None:
         from sparsekm.kernels import KernelSpec
 
         if isinstance(self.kernel, str):
-            name = self.kernel
-            self.kernel = KernelSpec(name, gamma=PAPER_GAMMA if name in ("rbf", "gaussian")
-                                     else None)
+            if self.kernel not in KERNEL_NAMES:
+                raise ParamError("kernel", self.kernel,
+                                 f"choose one of {', '.join(KERNEL_NAMES)}")
+            gamma = self.gamma
+            if gamma is None and self.kernel == "rbf":
+                gamma = PAPER_GAMMA
+            self.kernel = KernelSpec(self.kernel, gamma=gamma, degree=self.degree,
+                                     coef0=self.coef0)
         if not isinstance(self.kernel, KernelSpec):
-            raise ValueError(f"kernel must be a KernelSpec or a kernel name, got {self.kernel!r}")
-        self.C = check_positive("C", self.C)
-        if isinstance(self.lam, bool) or not math.isfinite(float(self.lam)) or self.lam < 0:
-            raise ValueError(f"lam={self.lam!r} (CLI: --lam) must be a finite number >= 0: the "
-                             "sparsity weight lambda of (18)/(22) (0 = plain KLR)")
-        self.lam = float(self.lam)
-        self.gamma_bound = check_positive("gamma_bound", self.gamma_bound)
+            raise ParamError("kernel", self.kernel, "give a kernel name or a KernelSpec")
+        if self.lam is None:
+            self.lam = self.C / 10.0
         if not 2 * self.gamma_bound < self.C:
-            raise ValueError(f"gamma_bound={self.gamma_bound} must be < C/2 = {self.C / 2} "
-                             "(box [gamma, C - gamma] of eq. (22c)); lower it or raise C")
+            raise ParamError("gamma_bound", self.gamma_bound,
+                             f"must be < C/2 = {self.C / 2} (box [gamma, C - gamma] of eq. "
+                             "(22c)); lower it or raise C")
         pos = int((self.y > 0).sum())
         small, big = min(pos, self.m - pos), max(pos, self.m - pos)
         if self.gamma_bound * big > small * (self.C - self.gamma_bound):
-            raise ValueError(f"no feasible point: with {small} points in the minority class "
-                             f"and {big} in the majority, C={self.C} must exceed "
+            raise ParamError("C", self.C, f"no feasible point: with {small} points in the "
+                             f"minority class and {big} in the majority, C must exceed "
                              f"gamma_bound * (1 + {big}/{small}); raise C")
 
     @property

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from sparsekm.models.problem import Problem, check_positive
+from sparsekm import declare
+from sparsekm.declare import ParamError
+from sparsekm.models.problem import Problem
 from sparsekm.registry import register_problem
+from sparsekm.specs import PENALTY
 
 __all__ = ["SMKLProblem"]
 
 
-@register_problem("smkl", paper="B", title="Sparse multiple kernel learning, eq. (4)")
+@register_problem("smkl", paper="B", title="Sparse multiple kernel learning, eq. (4)",
+                  method="abr", relaxation="sdp-full-cp")
 @dataclass
 class SMKLProblem(Problem):
     """min over beta in {beta >= 0, sum beta = 1, ||beta||_0 <= k0} of
@@ -31,38 +34,29 @@ class SMKLProblem(Problem):
     normalize : None or "trace" (base kernels scaled to trace m).
     """
 
-    kernels: Any = "paper10"
-    k0: int = 2
-    C: float = 10.0
-    lam: float = 1.0
-    normalize: str | None = None
+    kernels: Any = declare.field("paper10", "Kernel dictionary: linear, poly:G:C0:D, rbf:G, "
+                                 "laplacian:G, sigmoid:G:C0, comma-separated, or paper10 / "
+                                 "paper50 (paper B's).")
+    k0: int = declare.field(2, "At most k0 kernels (1 <= k0 <= the dictionary's size).", ge=1)
+    C: float = declare.field(10.0, PENALTY)
+    lam: float = declare.field(1.0, "Ridge weight lambda >= 0 on beta (eq. (4)).", ge=0,
+                               le=1e8)
+    normalize: str | None = declare.field(None, "Base kernels: none, or trace (scaled to "
+                                          "trace m).", choices=("trace",))
     dictionary: Any = field(default=None, repr=False, compare=False)
 
     def validate(self) -> None:
         from sparsekm.kernels.dictionary import KernelDictionary
 
-        self.C = check_positive("C", self.C)
-        try:
-            lam = float(self.lam)
-        except (TypeError, ValueError):
-            raise ValueError(f"lam={self.lam!r} must be a number >= 0") from None
-        if not (lam >= 0 and math.isfinite(lam)):
-            raise ValueError(f"lam={self.lam} must be a finite number >= 0 (the ridge weight "
-                             "lambda of eq. (4))")
-        self.lam = lam
         if self.dictionary is None:
-            self.dictionary = KernelDictionary(self.kernels, normalize=self.normalize)
+            try:
+                self.dictionary = KernelDictionary(self.kernels, normalize=self.normalize)
+            except ValueError as exc:
+                raise ParamError("kernels", self.kernels, str(exc)) from None
         q = self.dictionary.q
-        k0 = self.k0
-        if isinstance(k0, bool) or k0 is None or int(k0) != k0:
-            raise ValueError(f"k0={k0!r} must be an integer")
-        if k0 < 1:
-            raise ValueError(f"k0={k0} < 1: the kernel combination needs at least one kernel "
-                             "(k0 >= 1)")
-        if k0 > q:
-            raise ValueError(f"k0={k0} > q={q}: the dictionary has only {q} kernels; choose "
-                             f"k0 <= {q} or add kernels")
-        self.k0 = int(k0)
+        if self.k0 > q:
+            raise ParamError("k0", self.k0, f"at most q = {q}, the dictionary's kernels; "
+                             f"choose k0 <= {q} or add kernels")
         if self.dictionary.K is None or self.dictionary.K.shape[1] != self.m:
             self.dictionary.fit(self.X)
 

@@ -4,21 +4,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sparsekm import declare
 from sparsekm.kernels import KernelSpec
 from sparsekm.registry import register_problem
+from sparsekm.specs import COEF0, DEGREE, GAMMA, KERNEL_NAMES, PENALTY
 
-from ..problem import Problem, check_positive
+from ..problem import Problem
 
 
 @register_problem("svm", paper="D", title="Soft-margin SVM (paper D eq. (1), paper A eq. (3))")
 @dataclass
 class SVMProblem(Problem):
-    """min 1/2||w||^2 + C sum xi over a kernel ``kernel`` (paper D (1); dual: paper A (3))."""
+    """min 1/2||w||^2 + C sum xi over a kernel (paper D (1); dual: paper A (3)).
 
-    C: float = 1.0
-    kernel: KernelSpec = field(default_factory=lambda: KernelSpec("rbf"))
+    ``kernel``, ``gamma`` (None: 1/n), ``degree`` and ``coef0`` describe the kernel;
+    :attr:`spec` is the validated :class:`KernelSpec`.
+    """
+
+    kernel: str = declare.field("rbf", "Kernel.", choices=KERNEL_NAMES)
+    gamma: float | None = declare.field(None, GAMMA, help="Kernel gamma (default 1/n).")
+    degree: int = declare.field(3, DEGREE)
+    coef0: float = declare.field(0.0, COEF0)
+    C: float = declare.field(1.0, PENALTY)
+    spec: KernelSpec = field(init=False, repr=False)
 
     def validate(self) -> None:
-        self.C = check_positive("C", self.C)
-        if isinstance(self.kernel, str):
-            self.kernel = KernelSpec(self.kernel)
+        self.spec = KernelSpec(self.kernel, gamma=self.gamma, degree=self.degree,
+                               coef0=self.coef0)

@@ -23,13 +23,7 @@ __all__ = ["bigm_tightening", "feasible_alpha", "perspective_bound", "solve_rela
 def solve_relaxation(problem: FSLinearProblem, name: str = "dscop",
                      plan: SolverPlan | None = None, **options: Any) -> Result:
     """Solve the registered relaxation ``name`` (or alias) of ``problem``; options as its
-    keyword arguments (``M``, ``conic``). Unknown names list the registered ones."""
-    from sparsekm import registry
+    declared keyword options (``M``, ``conic``), checked (:func:`~..api.relax`)."""
+    from ..api import relax
 
-    entry = registry.get("fs-linear", "relaxation", name)
-    known = entry.options
-    unknown = [k for k in options if k not in known]
-    if unknown:
-        raise ValueError(f"relaxation {entry.name} takes no option {', '.join(unknown)}; its "
-                         f"options: {', '.join(known) or 'none'}")
-    return entry.func(problem, (plan or SolverPlan()).start(), **options)
+    return relax(problem, name, plan, **options)

@@ -17,6 +17,7 @@ weights), ``alpha``.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,7 @@ from sparsekm.models.smkl.subproblems import feasible_alpha, lagrangian_bound
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination
 
-__all__ = ["relaxation_result", "solve_conic"]
+__all__ = ["SolverReport", "relaxation_result", "solve_conic"]
 
 # Largest model each solver takes in reasonable time/memory (measured on 2 cores, 24 GB):
 # the PSD block is (m+1) x (m+1); Clarabel's dense PSD cone is slow (m = 60: 20 s).
@@ -55,24 +56,35 @@ def _solver_for(plan: SolverPlan, cone: str, m: int) -> str:
 DUAL_OF_14 = ("sdp-full", "soc-diag", "sdp-full-cp")
 
 
-def relaxation_result(problem: SMKLProblem, alpha: np.ndarray | None, *, objective: float | None,
+@dataclass(frozen=True)
+class SolverReport:
+    """What solving a relaxation (14)-(18) reported: its value (``objective``), the solver's
+    name, why it stopped, and the solver's own certified ``bound`` (an interior-point duality
+    gap; None from a first-order solver)."""
+
+    objective: float | None
+    solver: str = ""
+    termination: Termination = Termination.CONVERGED
+    bound: float | None = None
+
+
+def relaxation_result(problem: SMKLProblem, alpha: np.ndarray | None, *, reported: SolverReport,
                       point: tuple[np.ndarray | None, np.ndarray | None], method: str,
-                      t0: float, solver: str = "",
-                      termination: Termination = Termination.CONVERGED,
-                      solver_bound: float | None = None, **extra: Any) -> Result:
+                      t0: float, **extra: Any) -> Result:
     """A relaxation's Result (``point = (beta, z)``): ``bound`` its own certified value (see
-    the module docstring), the Lagrangian bound at ``alpha`` in ``extra`` when it is not."""
+    the module docstring): the Lagrangian bound at ``alpha`` for (14) and its equal forms, else
+    ``reported.bound`` with the Lagrangian bound in ``extra``."""
     beta, z = point
     lagrangian = None
     if alpha is not None:
         a = feasible_alpha(alpha, problem.y, problem.C)
         d = problem.dictionary.quad_forms(a * problem.y)
         lagrangian = float(lagrangian_bound(d, float(a.sum()), problem.lam, problem.k0)[0])
-    own = lagrangian if method in DUAL_OF_14 else solver_bound
+    own = lagrangian if method in DUAL_OF_14 else reported.bound
     if method not in DUAL_OF_14:
         extra["lagrangian_bound"] = lagrangian
-    res = Result(objective=objective, termination=termination,
-                 time_s=time.perf_counter() - t0, solver=solver,
+    res = Result(objective=reported.objective, termination=reported.termination,
+                 time_s=time.perf_counter() - t0, solver=reported.solver,
                  method=method, problem="smkl",
                  values={"beta": beta, "z": z, "alpha": alpha}, extra=extra)
     res.certify(own)
@@ -96,11 +108,10 @@ def solve_conic(problem: SMKLProblem, plan: SolverPlan, cone: str, method: str,
     beta = h["beta"].value
     return relaxation_result(
         problem, None if alpha is None else np.asarray(alpha, dtype=float),
-        objective=res.objective,
+        reported=SolverReport(res.objective, res.solver, res.termination, res.bound),
         point=(None if beta is None else np.asarray(beta, dtype=float),
                None if h["z"].value is None else np.asarray(h["z"].value, dtype=float)),
-        method=method, t0=t0, solver=res.solver, termination=res.termination,
-        solver_bound=res.bound, solver_status=res.message)
+        method=method, t0=t0, solver_status=res.message)
 
 
 @register("smkl", "relaxation", "sdp-full", paper="B", ref="eq. (14)", problem_class="SDP")

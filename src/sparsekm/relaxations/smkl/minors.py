@@ -22,7 +22,7 @@ from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination
 
-from .conic import relaxation_result
+from .conic import SolverReport, relaxation_result
 
 __all__ = ["minor_violations", "sdp_3x3", "sdp_full_cp"]
 
@@ -167,12 +167,11 @@ def sdp_3x3(problem: SMKLProblem, plan: SolverPlan | None = None, *, batch: int 
             break
         top = np.argsort(-vv)[:batch]
         pairs += list(zip(jj[top].tolist(), kk[top].tolist()))
-    return relaxation_result(problem, alpha, objective=None if res is None else res.objective,
-                             point=(beta_v, z_v), method="sdp-3x3", t0=t0,
-                             solver="" if res is None else res.solver, termination=term,
-                             solver_bound=None if res is None else res.bound,
-                             minors=len(pairs), rounds=rounds, max_violation=viol_max,
-                             all_minors=problem.m * (problem.m - 1) // 2,
+    reported = SolverReport(None, "", term) if res is None else SolverReport(
+        res.objective, res.solver, term, res.bound)
+    return relaxation_result(problem, alpha, reported=reported, point=(beta_v, z_v),
+                             method="sdp-3x3", t0=t0, minors=len(pairs), rounds=rounds,
+                             max_violation=viol_max, all_minors=problem.m * (problem.m - 1) // 2,
                              failed_round=failed)
 
 
@@ -188,10 +187,10 @@ def sdp_full_cp(problem: SMKLProblem, plan: SolverPlan | None = None, *, tol: fl
     r = kelley(problem, tol=tol, max_iter=max_iter, plan=plan)
     term = {"converged": Termination.CONVERGED, "time_limit": Termination.TIME_LIMIT}.get(
         r["termination"], Termination.ITERATION_LIMIT)
-    res = relaxation_result(problem, None, objective=r["upper"], point=(r["beta"], None),
-                            method="sdp-full-cp", t0=t0, solver="libsvm+cutting planes",
-                            termination=term, iterations=r["iterations"],
-                            lagrangian_bound=r["bound4"])
+    res = relaxation_result(problem, None,
+                            reported=SolverReport(r["upper"], "libsvm+cutting planes", term),
+                            point=(r["beta"], None), method="sdp-full-cp", t0=t0,
+                            iterations=r["iterations"], lagrangian_bound=r["bound4"])
     res.certify(r["bound"])  # (14)'s certified value: its cutting-plane bound
     res.gap_tol = tol
     res.values["alphas"] = r["alphas"]

@@ -1,4 +1,4 @@
-"""The CLI's JSON contract: the fixed keys of every payload, then a method's extras."""
+"""The JSON contract of a run: the fixed keys of every payload, then a method's extras."""
 
 from __future__ import annotations
 
@@ -7,19 +7,18 @@ import math
 from typing import Any
 
 import numpy as np
-import typer
 
-__all__ = ["FIXED_KEYS", "emit", "payload_from", "result_payload"]
+__all__ = ["FIXED_KEYS", "clean", "payload_from", "result_payload"]
 
 
-def _clean(x: Any) -> Any:
+def clean(x: Any) -> Any:
     """Make numpy scalars/arrays and non-finite floats JSON-safe."""
     if isinstance(x, dict):
-        return {str(k): _clean(v) for k, v in x.items()}
+        return {str(k): clean(v) for k, v in x.items()}
     if isinstance(x, list | tuple):
-        return [_clean(v) for v in x]
+        return [clean(v) for v in x]
     if isinstance(x, np.ndarray):
-        return _clean(x.tolist())
+        return clean(x.tolist())
     if isinstance(x, np.generic):
         x = x.item()
     if isinstance(x, float) and not math.isfinite(x):
@@ -55,7 +54,7 @@ def result_payload(*, problem: str, method: str, ds: Any, params: dict,
         "time_s": round(float(fields.pop("time_s", 0.0)), 6),
     }
     payload.update(fields)
-    return _clean(payload)
+    return clean(payload)
 
 
 FIXED_KEYS = ("problem", "method", "solver", "data", "m", "n", "params", "status",
@@ -80,26 +79,3 @@ def payload_from(res: Any, *, problem: str, method: str, ds: Any, params: dict,
         status=res.status.value, termination=res.termination.value, sense=res.sense,
         objective=res.objective, bound=res.bound, gap=res.gap, gap_tol=res.gap_tol,
         selected=res.selected, time_s=res.time_s, **extra)
-
-
-def emit(payload: dict[str, Any], as_json: bool) -> None:
-    """Print the payload as one JSON object, or as an aligned key: value report.
-
-    A payload with status ``error`` also goes to stderr with its message and exits 1.
-    """
-    if as_json:
-        typer.echo(json.dumps(payload))
-    else:
-        width = max(len(k) for k in payload)
-        for key, val in payload.items():
-            if isinstance(val, float):
-                val = f"{val:.10g}"
-            elif isinstance(val, list) and len(val) > 12:
-                val = f"{val[:12]} ... ({len(val)} items)"
-            typer.echo(f"{key:<{width}}  {val}")
-    if payload.get("status") == "error":
-        typer.echo(f"error: the solve failed: {payload.get('message') or 'no message'}",
-                   err=True)
-        raise typer.Exit(code=1)
-
-

@@ -1,0 +1,161 @@
+"""The typer commands of ``sparsekm solve / relax / path``, built from the run layer's
+declarations (:class:`~sparsekm.run.command.Command`): one flag per declared parameter, its
+help and default from the declaration, plus ``--option/-o NAME=VALUE`` and ``--json``.
+
+Every flag takes its value as typed (a string) and the declaration converts and checks it, so
+a bad value is one line naming the flag (``error: --C 0: give a finite number >= 1e-08 ...``),
+exit 2, stdout empty: never a usage box.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any
+
+import typer
+
+from sparsekm.declare import Param
+
+__all__ = ["add_commands", "cli_errors", "emit", "run_command", "stdout_to_stderr"]
+
+OptionItems = Annotated[list[str] | None, typer.Option(
+    "--option", "-o", help="NAME=VALUE: any declared option of the chosen method or "
+    "relaxation (repeatable; `sparsekm methods PROBLEM --json` lists them).")]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object to stdout.")]
+
+
+@contextlib.contextmanager
+def cli_errors() -> Iterator[None]:
+    """A user mistake (bad value, unreadable data, unusable solver, a file in use) as one
+    line on stderr and exit code 2, without a traceback."""
+    from sparsekm.data import DataError
+    from sparsekm.declare import ParamError
+    from sparsekm.run.errors import UserError
+    from sparsekm.solvers import SolverError
+
+    try:
+        yield
+    except (UserError, ParamError, DataError, SolverError, ValueError, FileNotFoundError,
+            OSError) as exc:
+        typer.echo(f"error: {_one_line(exc)}", err=True)
+        raise typer.Exit(code=2) from None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+@contextlib.contextmanager
+def stdout_to_stderr(active: bool = True) -> Iterator[None]:
+    """Send everything written to stdout (Python prints and the C libraries of solvers) to
+    stderr while active, so that ``--json`` output is the JSON object alone."""
+    if not active:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def emit(payload: dict[str, Any], as_json: bool) -> None:
+    """Print the payload as one JSON object, or as an aligned key: value report. A payload
+    with status ``error`` also goes to stderr with its message and exits 1."""
+    if as_json:
+        typer.echo(json.dumps(payload))
+    else:
+        width = max(len(k) for k in payload)
+        for key, val in payload.items():
+            if isinstance(val, float):
+                val = f"{val:.10g}"
+            elif isinstance(val, list) and len(val) > 12:
+                val = f"{val[:12]} ... ({len(val)} items)"
+            typer.echo(f"{key:<{width}}  {val}")
+    if payload.get("status") == "error":
+        typer.echo(f"error: the solve failed: {payload.get('message') or 'no message'}",
+                   err=True)
+        raise typer.Exit(code=1)
+
+
+def run_command(cmd: Any, given: dict[str, Any], items: list[str], json_out: bool) -> None:
+    """Resolve, run and print one command: user mistakes as one line (exit 2), stdout kept
+    for the JSON, a failed solve on stderr (exit 1)."""
+    from sparsekm.run import execute, resolve
+
+    with cli_errors():
+        call = resolve(cmd, given, items)
+        with stdout_to_stderr(json_out):
+            payload = execute(call)
+    emit(payload, json_out)
+
+
+def _help(p: Param) -> str:
+    text = p.help
+    choices = p.spec.allowed_choices() if not callable(p.spec.choices) else None
+    if choices and "|" not in text and "one of" not in text:
+        text += f" One of: {', '.join(choices)}."
+    if p.default is not None and p.base is not bool:
+        text += f" (default {p.default})"
+    return text
+
+
+def _metavar(p: Param) -> str:
+    if p.spec.allowed_choices() is not None:
+        return "CHOICE"
+    return {int: "INT", float: "NUM"}.get(p.base, "LIST" if "list" in str(p.base) else "TEXT")
+
+
+def _option(p: Param) -> tuple[Any, Any]:
+    """(annotation, default) of the typer parameter for ``p``: its text as typed, or a flag."""
+    if p.base is bool:
+        flags = p.spec.flag or p.flag
+        return Annotated[bool | None, typer.Option(flags, help=_help(p),
+                                                   show_default=False)], None
+    return Annotated[str | None, typer.Option(p.flag, help=_help(p), metavar=_metavar(p),
+                                              show_default=False)], None
+
+
+def build(cmd: Any) -> Callable[..., None]:
+    """The typer function of ``cmd``: its signature is the declared parameters."""
+
+    def command(**kwargs: Any) -> None:
+        json_out = bool(kwargs.pop("json_out", False))
+        items = list(kwargs.pop("option", None) or [])
+        given = {k: v for k, v in kwargs.items() if v is not None}
+        run_command(cmd, given, items, json_out)
+
+    params = []
+    for name, p in cmd.params().items():
+        ann, default = _option(p)
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                        annotation=ann))
+    if cmd.kind is not None:
+        params.append(inspect.Parameter("option", inspect.Parameter.KEYWORD_ONLY, default=None,
+                                        annotation=OptionItems))
+    params.append(inspect.Parameter("json_out", inspect.Parameter.KEYWORD_ONLY, default=False,
+                                    annotation=JsonFlag))
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    command.__doc__ = cmd.help
+    command.__name__ = f"{cmd.action}_{cmd.problem.replace('-', '_')}"
+    return command
+
+
+def add_commands(groups: dict[str, typer.Typer]) -> None:
+    """Add every command of the run layer to its group (``solve``, ``relax``, ``path``)."""
+    from sparsekm.run import commands
+
+    for (action, problem), cmd in commands().items():
+        groups[action].command(problem, help=cmd.help)(build(cmd))

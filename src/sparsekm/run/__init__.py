@@ -1,0 +1,34 @@
+"""The run layer: what the CLI and the experiment runner share, below both of them.
+
+A run is a :class:`~.command.Command` (``solve fs-linear``) called with values a user gave:
+:func:`resolve` checks them against the declarations into a :class:`~.resolve.Call`, and
+:func:`execute` runs its runner (data prepared by :mod:`.data`, the method through the Python
+front door) into the JSON payload (:mod:`.payload`). The CLI (``sparsekm.cli``) and
+``sparsekm bench`` (``sparsekm.experiments``) are two front ends of this layer; neither
+imports the other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sparsekm.declare import ParamError
+
+from .command import Command, command, commands, register_command
+from .errors import UserError
+from .options import RunOptions
+from .resolve import CLI, GRID, PYTHON, Call, Style, resolve
+
+__all__ = ["CLI", "GRID", "PYTHON", "Call", "Command", "ParamError", "RunOptions", "Style",
+           "UserError", "command", "commands", "execute", "register_command", "resolve"]
+
+
+def execute(call: Call) -> dict[str, Any]:
+    """Run ``call``'s runner; a bad value found on the way (the problem's own checks, a data
+    file) becomes a :class:`UserError` in the user's words."""
+    try:
+        return call.command.runner(call)
+    except UserError:
+        raise
+    except ParamError as exc:
+        raise call.error(exc) from None

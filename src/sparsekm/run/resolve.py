@@ -1,0 +1,235 @@
+"""From values as a user gave them (CLI flags, a grid's keys, an estimator's parameters) to one
+validated :class:`Call` of a command, by one set of rules.
+
+* every value is checked by its declaration (:meth:`~sparsekm.declare.Param.check`);
+* ``--option NAME=VALUE`` reaches any option the chosen method or relaxation declares;
+* a flag the chosen method does not take is refused (naming the methods that do), never
+  silently recorded;
+* the same parameter given twice with different values (``--workers 1 -o workers=2``) is
+  refused: give it once;
+* a method that takes a ``seed`` gets the run's ``--seed`` unless ``--option seed=`` says.
+
+A refusal is a :class:`UserError`: one line in the user's own words (:class:`Style`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sparsekm.declare import Param, ParamError
+
+from .command import Command
+from .errors import UserError
+from .options import RunOptions
+
+__all__ = ["CLI", "GRID", "PYTHON", "Call", "Style", "resolve"]
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a front end shows a value the user gave: ``--C 0`` (CLI), ``C=0`` (Python)."""
+
+    name: str
+
+    def param(self, p: Param, raw: Any) -> str:
+        if self.name == "cli":
+            if p.base is bool and p.spec.flag and "/" in p.spec.flag:
+                on, off = p.spec.flag.split("/")
+                return on if raw in (True, "true") else off
+            return f"{p.flag} {raw}"
+        if self.name == "grid":
+            return f"{p.name} = {raw!r}"
+        return f"{p.name}={raw!r}"
+
+    def option(self, name: str, raw: Any) -> str:
+        if self.name == "cli":
+            return f"--option {name}={raw}"
+        if self.name == "grid":
+            return f"options.{name} = {raw!r}"
+        return f"method_options[{name!r}]={raw!r}"
+
+
+CLI, GRID, PYTHON = Style("cli"), Style("grid"), Style("python")
+
+
+@dataclass(frozen=True)
+class Call:
+    """A command's validated call: what its runner receives."""
+
+    command: Command
+    opts: RunOptions
+    problem: dict[str, Any]
+    choice: str | None
+    options: dict[str, Any]
+    own: dict[str, Any]
+    plan: dict[str, Any]
+    style: Style = CLI
+    shown: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def entry(self) -> Any:
+        """The chosen registry entry (None for a command without a choice)."""
+        return self.command.entry(self.choice) if self.choice else None
+
+    def effective_options(self) -> dict[str, Any]:
+        """The chosen method's options as it runs: its declared defaults, then the given."""
+        defaults = self.entry.options if self.entry is not None else {}
+        return {**defaults, **self.options}
+
+    def params(self) -> dict[str, Any]:
+        """The run's parameters for the JSON ``params`` and a stored run's key."""
+        out: dict[str, Any] = {**self.problem}
+        if self.choice is not None:
+            out[self.command.kind] = self.choice
+        out.update(self.own)
+        out.update(self.plan)
+        out.update(self.effective_options())
+        return {**out, **self.opts.params()}
+
+    def solver_plan(self, **extra: Any) -> Any:
+        """The :class:`~sparsekm.solvers.SolverPlan` of the run, its clock started when the
+        run started (:mod:`.clock`): the time limit covers start-up."""
+        from sparsekm.solvers import SolverPlan
+
+        from .clock import started
+
+        plan = {**self.plan, **extra}
+        return SolverPlan(solver=self.opts.solver, time_limit=self.opts.time_limit,
+                          **plan).start(since=started())
+
+    def build(self, cls: type, X: Any, y: Any, **changes: Any) -> Any:
+        """The problem ``cls`` on (X, y) with the call's parameters (and ``changes``)."""
+        return cls(X, y, **{**self.problem, **changes})
+
+    def key_dict(self) -> dict[str, Any]:
+        """Everything that shapes the result, as plain data (hashed into a run's key)."""
+        return {"action": self.command.action, "problem": self.command.problem,
+                "opts": self.opts.to_dict(), "params": self.params()}
+
+    def error(self, exc: ParamError) -> UserError:
+        """``exc`` (raised after resolution, e.g. by the problem's own checks) rendered with
+        the parameter as the user wrote it."""
+        shown = self.shown.get(exc.name)
+        if shown is None:
+            p = self.command.params().get(exc.name)
+            shown = self.style.param(p, exc.value) if p is not None else \
+                self.style.option(exc.name, exc.value)
+        return UserError(exc.render(shown))
+
+
+def _check(p: Param, raw: Any, shown: str) -> Any:
+    try:
+        return p.check(raw)
+    except ParamError as exc:
+        raise UserError(exc.render(shown)) from None
+
+
+def _option_items(items: Mapping[str, Any] | Iterable[str], style: Style
+                  ) -> list[tuple[str, Any, str]]:
+    """(name, raw value, as shown) of ``--option NAME=VALUE`` items or a mapping."""
+    if isinstance(items, Mapping):
+        return [(str(k), v, style.option(str(k), v)) for k, v in items.items()]
+    out = []
+    for item in items:
+        name, sep, raw = str(item).partition("=")
+        if not sep or not name.strip():
+            raise UserError(f"--option {item}: write NAME=VALUE")
+        out.append((name.strip(), raw.strip(), f"--option {name.strip()}={raw.strip()}"))
+    return out
+
+
+def _choice(cmd: Command, given: Mapping[str, Any], style: Style) -> str | None:
+    if cmd.kind is None:
+        return None
+    p = cmd.params()[cmd.kind]
+    raw = given.get(cmd.kind, cmd.default_choice())
+    shown = style.param(p, raw)
+    try:
+        return cmd.entry(_check(p, raw, shown)).name
+    except ValueError as exc:
+        raise UserError(f"{shown}: {exc}") from None
+
+
+def _options(cmd: Command, choice: str | None, flags: dict[str, tuple[Any, str]],
+             items: list[tuple[str, Any, str]]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The chosen method's options from its flags and ``--option`` items (one rule for
+    conflicts); returns (values, how each was shown)."""
+    declared = cmd.entry(choice).params if choice else {}
+    what = f"{cmd.kind} {choice}" if choice else f"`sparsekm {cmd.name}`"
+    values: dict[str, Any] = {}
+    shown: dict[str, str] = {}
+    for name, (raw, text) in flags.items():
+        if name not in declared:
+            takers = cmd.takers(name)
+            raise UserError(f"{text}: {what} takes no {name}"
+                            + (f" ({', '.join(takers)} do)" if takers else ""))
+        values[name], shown[name] = _check(declared[name], raw, text), text
+    for name, raw, text in items:
+        if name not in declared:
+            known = ", ".join(declared) or "none"
+            raise UserError(f"{text}: {what} takes no option {name!r}; its options: {known}")
+        value = _check(declared[name], raw, text)
+        if name in values and values[name] != value:
+            raise UserError(f"{shown[name]} and {text} disagree: give {name} once")
+        values[name], shown[name] = value, text
+    return values, shown
+
+
+def resolve(cmd: Command, given: Mapping[str, Any],
+            options: Mapping[str, Any] | Iterable[str] = (), style: Style = CLI) -> Call:
+    """Validate ``given`` (parameter name -> value as the user gave it; only what was given)
+    and ``options`` (``--option`` items or a mapping) into the :class:`Call` of ``cmd``."""
+    params, groups = cmd.params(), cmd.groups()
+    unknown = sorted(set(given) - set(params))
+    if unknown:
+        raise UserError(f"{unknown[0]}: `sparsekm {cmd.name}` has no parameter {unknown[0]!r};"
+                        f" known: {', '.join(params)}")
+    choice = _choice(cmd, given, style)
+    sections: dict[str, dict[str, Any]] = {g: {} for g in ("run", "problem", "own", "plan")}
+    shown: dict[str, str] = {}
+    flags: dict[str, tuple[Any, str]] = {}
+    for name, raw in given.items():
+        group, p = groups[name], params[name]
+        text = style.param(p, raw)
+        if group == "option":
+            flags[name] = (raw, text)
+        elif group != "choice":
+            sections[group][name], shown[name] = _check(p, raw, text), text
+    options_given, options_shown = _options(cmd, choice, flags, _option_items(options, style))
+    shown.update(options_shown)
+    run = {n: p.default for n, p in params.items() if groups[n] == "run"}
+    opts = RunOptions(**{**run, **sections["run"]})
+    _check_solvers(opts, sections["plan"], shown, style, params)
+    if choice and "seed" in cmd.entry(choice).params and "seed" not in options_given:
+        options_given["seed"] = opts.seed      # the run's --seed, unless --option seed= says
+    defaults = {g: {n: p.default for n, p in params.items() if groups[n] == g}
+                for g in ("problem", "own", "plan")}
+    return Call(cmd, opts, {**defaults["problem"], **sections["problem"]}, choice,
+                options_given, {**defaults["own"], **sections["own"]},
+                {**defaults["plan"], **sections["plan"]}, style, shown)
+
+
+def _check_solvers(opts: RunOptions, plan: dict[str, Any], shown: dict[str, str],
+                   style: Style, params: dict[str, Param]) -> None:
+    """Every solver name given is known and usable (the native SVM solvers included)."""
+    from sparsekm.solvers import SolverError, check_solver
+    from sparsekm.solvers.native import NATIVE_SOLVERS
+
+    for name, value in [("solver", opts.solver), *plan.items()]:
+        if not name.endswith("solver") or value is None:
+            continue
+        if name == "solver" and value.lower() in NATIVE_SOLVERS:
+            continue
+        try:
+            check_solver(value)
+        except SolverError as exc:
+            text = shown.get(name) or style.param(params[name], value)
+            raise UserError(f"{text}: {exc}") from None
+
+
+def replace_call(call: Call, **changes: Any) -> Call:
+    """``call`` with some fields changed (a runner's second stage, e.g. a CV's refit)."""
+    return dataclasses.replace(call, **changes)
