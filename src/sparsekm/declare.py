@@ -180,7 +180,7 @@ def _describe(tp: Any, spec: Spec, optional: bool) -> str:
 def _scalar(name: str, tp: Any, spec: Spec, value: Any, shown: Any) -> Any:
     """One value of type ``tp`` (bool, int, float, str) from a string or a Python value."""
     bad = ParamError(name, shown, f"give {_describe(tp, spec, False)}")
-    if hasattr(value, "item") and not isinstance(value, str | bytes):  # numpy scalars
+    if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):  # numpy scalars
         value = value.item()
     if tp is bool:
         if isinstance(value, bool):

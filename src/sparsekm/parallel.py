@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-__all__ = ["Executor", "as_executor", "single_blas"]
+__all__ = ["CONNECT_TIMEOUT", "Executor", "as_executor", "connect_dask", "single_blas"]
 
 _T = TypeVar("_T", bound=Callable[..., Any])
 
@@ -74,9 +74,7 @@ class Executor:
 
     def _dask_client(self) -> Any:
         if isinstance(self.client, str):
-            from dask.distributed import Client
-
-            self.client = Client(self.client)
+            self.client = connect_dask(self.client)
         return self.client
 
     @contextmanager
@@ -118,6 +116,27 @@ class Executor:
 
         with ProcessPoolExecutor(max_workers=min(self.workers, len(args[0]))) as pool:
             return list(pool.map(fn, *args))
+
+
+CONNECT_TIMEOUT = 3.0   # seconds to reach a Dask scheduler (dask's own default: 30)
+
+
+def connect_dask(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
+    """A ``dask.distributed.Client`` of the scheduler at ``address``; a
+    :class:`~sparsekm.declare.ParamError` naming ``scheduler`` when none answers within
+    ``timeout`` seconds."""
+    from dask.distributed import Client
+
+    from sparsekm.declare import ParamError
+
+    try:
+        return Client(address, timeout=timeout)
+    except Exception as exc:  # noqa: BLE001 - OSError / TimeoutError / ValueError: one line
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        why = f"no answer within {timeout:g} s" if "timed out" in text.lower() else text
+        raise ParamError("scheduler", address,
+                         f"no Dask scheduler answers at {address} ({why}); start one with "
+                         "`dask scheduler` or leave scheduler unset") from None
 
 
 def as_executor(executor: Any = None, workers: int | None = 1) -> Executor:

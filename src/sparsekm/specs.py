@@ -11,9 +11,9 @@ from __future__ import annotations
 from .declare import Spec
 
 __all__ = [
-    "BATCH", "CHECKPOINT", "COEF0", "DEFAULT_TIME_LIMIT", "DEGREE", "GAMMA", "GAP_TOL", "KERNEL_NAMES", "LOG_EVERY",
-    "MAX_ITER", "MAX_TIME", "NODE_LIMIT", "PENALTY", "SCHEDULER", "SEED", "SOLVER", "THREADS",
-    "TIME_LIMIT", "TOL", "WORKERS",
+    "BATCH", "CHECKPOINT", "COEF0", "DEFAULT_TIME_LIMIT", "DEGREE", "GAMMA", "GAP_TOL",
+    "KERNEL_NAMES", "LOG_EVERY", "MAX_ITER", "MAX_TIME", "NODE_LIMIT", "PENALTY", "SCHEDULER",
+    "SEED", "SOLVER", "THREADS", "TIME_LIMIT", "TOL", "WORKERS",
 ]
 
 MAX_TIME = 1e7  # seconds (115 days): any longer limit is a typo

@@ -1,6 +1,7 @@
-"""Every option reachable from one place (issue 21): ``--option NAME=VALUE`` on every solve and
-relax command, typed from the registered function's signature; the same names in bench grids
-(``[grid.options]``) and in the estimators (``method_options``); Result extras in the JSON."""
+"""Every option reachable from one place (issues 21, 29): ``--option NAME=VALUE`` on every solve
+and relax command, typed and checked from the declaration in the registered function's
+signature; the same names in bench grids (``[grid.options]``) and in the estimators
+(``method_options``); Result extras in the JSON."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from cli_checks import refused, run_json
 
 from sparsekm import registry
-from sparsekm.options import OptionError, parse_options, validate_options
+from sparsekm.declare import ParamError
 
 BNB = ["solve", "fs-linear", "--data", "wholesale", "--B", "2", "--method", "bnb"]
 
@@ -30,7 +31,7 @@ def test_unknown_option_names_the_known_ones() -> None:
     err = refused(*BNB, "-o", "nope=1")
     assert "--option nope=1" in err and "gap_tol" in err and "node_limit" in err
     err = refused(*BNB, "-o", "gap_tol=abc")
-    assert "gap_tol" in err and "float" in err
+    assert "--option gap_tol=abc: give a finite number >= 0 and < 1" in err
     err = refused(*BNB, "-o", "gap_tol")
     assert "NAME=VALUE" in err
 
@@ -48,17 +49,18 @@ def test_option_reaches_every_problem(args, key, check) -> None:
     assert check(out[key]), out[key]
 
 
-def test_options_are_typed_from_the_signature() -> None:
-    bnb = registry.get("fs-linear", "method", "bnb")
-    assert parse_options(bnb, ["gap_tol=1", "node_limit=none", "k=3"]) == \
-        {"gap_tol": 1.0, "node_limit": None, "k": 3}
-    assert parse_options(registry.get("fs-kernel", "method", "ls"), ["fast=no"]) == \
-        {"fast": False}
-    assert parse_options(registry.get("smkl", "method", "single"), ["Cs=[1, 10]"]) == \
-        {"Cs": (1.0, 10.0)}
-    with pytest.raises(OptionError, match="k of method 'bnb'.*int"):
-        parse_options(bnb, ["k=2.5"])
-    assert validate_options(bnb, {"gap_tol": np.float32(0.25)}) == {"gap_tol": 0.25}
+def test_options_are_typed_from_the_declaration() -> None:
+    bnb = registry.get("fs-linear", "method", "bnb").params
+    assert bnb["gap_tol"].check("1e-3") == 1e-3 and bnb["node_limit"].check("none") is None
+    assert bnb["k"].check("3") == 3
+    assert registry.get("fs-kernel", "method", "ls").params["fast"].check("no") is False
+    assert registry.get("smkl", "method", "single").params["Cs"].check("[1, 10]") == (1.0, 10.0)
+    with pytest.raises(ParamError, match="give an integer"):
+        bnb["k"].check("2.5")
+    assert bnb["gap_tol"].check(np.float32(0.25)) == 0.25
+    for bad in ("nan", "inf", "1", "-1"):
+        with pytest.raises(ParamError):
+            bnb["gap_tol"].check(bad)
 
 
 def test_estimators_reach_registered_options() -> None:
@@ -107,7 +109,8 @@ def test_grid_options_are_the_method_options() -> None:
         gap_tol = [0.5, 0.01]
     """))
     specs = expand(check_runners(cfg))
-    assert sorted(s.params["options"]["gap_tol"] for s in specs) == [0.01, 0.5]
+    assert sorted(s.options["gap_tol"] for s in specs) == [0.01, 0.5]
+    assert sorted(s.params["gap_tol"] for s in specs) == [0.01, 0.5]
     assert len({s.key for s in specs}) == 2
     bad = loads_config(textwrap.dedent("""
         name = "opts"

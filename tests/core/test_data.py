@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import hashlib
 from importlib import resources
 
@@ -317,6 +318,127 @@ def test_load_csv_errors(tmp_path):
     header_only.write_text("x,label\n")
     with pytest.raises(DataError, match="empty data"):
         load_csv(header_only)
+
+
+def _toy_frame(rng: np.random.Generator) -> pd.DataFrame:
+    """Features with decimals, zeros (absent in svmlight) and a negative column; labels 1/2."""
+    X = rng.normal(size=(12, 4)).round(4)
+    X[::3, 1] = 0.0
+    df = pd.DataFrame(X, columns=["x1", "x2", "x3", "x4"])
+    df["label"] = np.where(np.arange(12) % 3 == 0, 2, 1)
+    return df
+
+
+def test_svmlight_and_delimited_files_load_like_the_csv(tmp_path, rng):
+    from sklearn.datasets import dump_svmlight_file
+
+    df = _toy_frame(rng)
+    df.to_csv(tmp_path / "toy.csv", index=False)
+    ref = load_csv(tmp_path / "toy.csv")
+    files = {"semicolon.csv": {"sep": ";"}, "comma_decimal.csv": {"sep": ";", "decimal": ","},
+             "tabs.tsv": {"sep": "\t"}, "semicolon.txt": {"sep": ";"}}
+    for name, kw in files.items():
+        df.to_csv(tmp_path / name, index=False, **kw)
+    X, y = df.drop(columns="label").to_numpy(), df["label"].to_numpy()
+    for name in ("toy.svm", "toy.libsvm", "toy.t", "toy.svmlight", "sniffed.txt"):
+        dump_svmlight_file(X, y, str(tmp_path / name), zero_based=False)
+        files[name] = {}
+    with gzip.open(tmp_path / "toy.svm.gz", "wb") as fh:
+        fh.write((tmp_path / "toy.svm").read_bytes())
+    files["toy.svm.gz"] = {}
+    assert ";" in (tmp_path / "comma_decimal.csv").read_text().splitlines()[1]
+    assert (tmp_path / "sniffed.txt").read_text().startswith("2 1:")  # label index:value
+    for name in files:
+        ds = load_csv(tmp_path / name)
+        np.testing.assert_array_equal(ds.X, ref.X, err_msg=name)
+        np.testing.assert_array_equal(ds.y, ref.y, err_msg=name)
+        assert ds.feature_names == ["x1", "x2", "x3", "x4"], name
+    assert load_csv(tmp_path / "toy.svm.gz").name == "toy"
+    # --positive-class as the CLI passes it (a string) matches the file's integer label
+    one = load_csv(tmp_path / "toy.svm", positive_class="1")
+    np.testing.assert_array_equal(one.y, -ref.y)
+    assert load_csv(tmp_path / "toy.svm", drop_columns=["x2"]).feature_names == ["x1", "x3", "x4"]
+
+
+def test_svmlight_zero_based_and_multiclass(tmp_path):
+    (tmp_path / "z.svm").write_text("0 0:1.5 2:-1\n1 1:2\n2 0:3 # a comment\n")
+    with pytest.raises(DataError, match="3 classes"):
+        load_csv(tmp_path / "z.svm")
+    ds = load_csv(tmp_path / "z.svm", positive_class=2)
+    assert ds.feature_names == ["x0", "x1", "x2"]
+    np.testing.assert_array_equal(ds.X, [[1.5, 0, -1], [0, 2, 0], [3, 0, 0]])
+    np.testing.assert_array_equal(ds.y, [-1, -1, 1])
+
+
+def test_a_directory_as_data_is_refused_naming_it(tmp_path):
+    from sparsekm.data import DataFileError
+    from sparsekm.declare import ParamError
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for given in (folder, f"{folder}/", str(folder)):
+        with pytest.raises(DataFileError, match="is a directory; give a CSV or svmlight file"
+                           ) as err:
+            load_csv(given)
+        assert isinstance(err.value, ParamError) and err.value.name == "data"
+        assert err.value.value == str(given)
+        assert err.value.render(f"--data {given}") == \
+            f"--data {given}: is a directory; give a CSV or svmlight file"
+    # the CLI sends a name that is not a file to load_dataset: refused the same way
+    with pytest.raises(DataFileError, match="is a directory"):
+        load_dataset(f"{folder}/")
+    with pytest.raises(DataFileError, match="no such file"):
+        load_dataset(str(tmp_path / "missing.svm"))
+    (tmp_path / "toy.csv").touch()
+    with pytest.raises(DataFileError, match="toy.csv is a file, not a folder"):
+        load_csv(tmp_path / "toy.csv" / "x.csv")
+
+
+def test_duplicate_column_names_are_refused_naming_them(tmp_path):
+    from sparsekm.data import DataFileError
+
+    path = tmp_path / "dup.csv"
+    path.write_text("a,b,a,c,c,label\n1,2,3,4,5,0\n4,5,6,7,8,1\n")
+    with pytest.raises(DataFileError) as err:
+        load_csv(path)
+    msg = str(err.value)
+    assert "duplicate column names 'a', 'c'" in msg and "rename the columns" in msg
+    assert "\n" not in msg
+    semi = tmp_path / "dup_semicolon.csv"
+    semi.write_text("a;b;a;label\n1;2;3;0\n4;5;6;1\n")
+    with pytest.raises(DataFileError, match="duplicate column names 'a'"):
+        load_csv(semi)
+
+
+def test_svmlight_refusals_are_one_line(tmp_path):
+    from sparsekm.data import DataFileError
+
+    bad = tmp_path / "bad.svm"
+    bad.write_text("1 1:2 3:x\n-1 2:1\n")
+    with pytest.raises(DataFileError, match="not a well-formed svmlight") as err:
+        load_csv(bad)
+    assert "\n" not in str(err.value)
+    good = tmp_path / "good.svm"
+    good.write_text("1 1:2\n-1 2:1\n")
+    with pytest.raises(DataFileError, match="svmlight file .*: give no label column") as err:
+        load_csv(good, label="target")
+    assert err.value.name == "label"
+
+
+def test_cli_refuses_a_directory_in_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from sparsekm.cli.app import app
+
+    folder = tmp_path / "data_dir"
+    folder.mkdir()
+    for given in (str(folder), f"{folder}/"):
+        res = CliRunner().invoke(app, ["solve", "svm", "--data", given, "--json"])
+        assert res.exit_code == 2, res.output
+        assert res.stdout == ""
+        lines = res.stderr.strip().splitlines()
+        assert len(lines) == 1 and "is a directory; give a CSV or svmlight file" in lines[0]
+        assert given in lines[0]
 
 
 # ----------------------------------------------------------------------------- Dataset

@@ -89,7 +89,12 @@ def _same_optimum(name: str, res, opt: float) -> None:
 def two_workers():
     """Two local worker processes, spawned once for the module's parallel tests."""
     ex = Executor(workers=2)
-    with ex.session():
+    with ex.session() as pool:
+        t0 = time.monotonic()           # they start in the background: wait, so that the
+        while pool.starting:            # tests below run their nodes on them
+            assert time.monotonic() - t0 < 120, "the workers never started"
+            pool.wait(1.0)
+        assert pool.ready_slots() == [0, 1]
         yield ex
 
 
@@ -123,10 +128,12 @@ def test_parallel_time_limit_returns_incumbent_and_valid_bound(two_workers):
 CHILD = """
 import sys, time
 {instances}
-import importlib
+import dataclasses, importlib
+import sparsekm.algorithms.tree.engine as engine
 mod = importlib.import_module("{module}")
-orig = mod.SearchOptions
-mod.SearchOptions = lambda **kw: orig(**{{**kw, "checkpoint_every": 0.02}})
+run = engine.run
+engine.run = lambda tree, plan, opts: run(tree, plan,
+                                          dataclasses.replace(opts, checkpoint_every=0.02))
 cls = getattr(mod, "{cls}")
 process = cls.process
 def slow(self, *args):
@@ -211,18 +218,31 @@ def test_kill_9_in_the_root_phase_resumes_its_stages(tmp_path):
 
 
 def test_checkpoint_of_other_data_or_parameters_is_refused(tmp_path):
+    """The checkpoint's meta keeps the tree's parameters: a run with others is refused with
+    the ones that differ (one line, starting with the path); other data with the arrays."""
     path = str(tmp_path / "run.ckpt")
     p = PROBLEMS["fs-linear"]()
     solve = registry.get("fs-linear", "method", "bnb")
     first = solve(p, SolverPlan(), root_search="none", checkpoint=path)
     assert first.status.value == "optimal"
-    other = FSLinearProblem(p.X, p.y, B=3, C=2.0)
-    with pytest.raises(CheckpointError, match="another problem.*C=2.*--checkpoint"):
-        solve(other, SolverPlan(), root_search="none", checkpoint=path)
-    with pytest.raises(CheckpointError, match="another problem"):
-        solve(p, SolverPlan(), root_search="none", gap_tol=1e-3, checkpoint=path)
+    meta, _, _ = checkpoint.load(path)
+    assert meta["params"]["B"] == 3 and set(meta["arrays"]) == {"X", "y"}
+    cases = [(FSLinearProblem(p.X, p.y, B=2, C=1.0), {},
+              "was written for B = 3; this run has B = 2"),
+             (FSLinearProblem(p.X, p.y, B=2, C=2.0), {},
+              "was written for B = 3, C = 1; this run has B = 2, C = 2"),
+             (p, {"gap_tol": 1e-3}, "was written for gap_tol = 0.0001; this run has "
+              "gap_tol = 0.001"),
+             (FSLinearProblem(2 * p.X, p.y, B=3, C=1.0), {},
+              "was written for other data (X differs: another data set, split or scaling)")]
+    for problem, options, words in cases:
+        with pytest.raises(CheckpointError) as err:
+            solve(problem, SolverPlan(), root_search="none", checkpoint=path, **options)
+        text = str(err.value)
+        assert text.startswith(f"{path} {words}") and "--checkpoint" in text
+        assert "\n" not in text and err.value.path == path
     Path(path).write_bytes(b"not a checkpoint")
-    with pytest.raises(CheckpointError, match="unreadable"):
+    with pytest.raises(CheckpointError, match="is not a sparsekm checkpoint"):
         solve(p, SolverPlan(), root_search="none", checkpoint=path)
 
 
@@ -296,7 +316,7 @@ def test_cli_workers_and_checkpoint(tmp_path):
     again = json.loads(again.stdout)
     assert again["nodes"] == 0 and again["resumed"] and again["objective"] == out["objective"]
     for args, words in ((["--B", "3", "--method", "bnb", "--checkpoint", path],
-                         "another problem"),
+                         "was written for B = 2; this run has B = 3"),
                         (["--B", "2", "--method", "kernel-search", "--workers", "2"],
                          "--workers applies to the tree-search methods")):
         bad = runner.invoke(app, [*base, *args])

@@ -1,8 +1,9 @@
 """A command for the experiment tests, loaded by the configs' ``run.imports`` (a file path).
 
-``sparsekm solve probe`` solves the plain linear SVM through the real ``solve svm`` runner
+``sparsekm solve probe`` solves the plain linear SVM through the real ``solve svm`` command
 after an optional sleep, and can raise or kill its own process instead; each finished call
-appends a line to ``log``. Like every CLI module: a runner and a thin typer command.
+appends a line to ``log``. Like every run module: a runner, its own parameters declared in a
+dataclass, and the :class:`~sparsekm.run.Command` that registers them.
 """
 
 from __future__ import annotations
@@ -10,43 +11,45 @@ from __future__ import annotations
 import os
 import signal
 import time
+from dataclasses import dataclass
 from typing import Any
 
-from sparsekm.cli.common import (
-    DEFAULT_DATA,
-    DataOpt,
-    JsonOpt,
-    RunOptions,
-    SeedOpt,
-    TestSizeOpt,
-    TimeLimitOpt,
-    get_runner,
-    run_command,
-    runner,
-    solve_app,
-)
+from sparsekm import declare
+from sparsekm.run import Command, register_command, run
+from sparsekm.run.data import ready
 
 
-@runner("solve", "probe")
-def run(opts: RunOptions, *, sleep: float = 0.0, fail: str = "none", log: str = "",
-        C: float = 1.0) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Probe:
+    """The probe's own parameters."""
+
+    sleep: float = declare.field(0.0, "Seconds to sleep before anything else.", ge=0)
+    fail: str = declare.field("none", "Fail as asked: none, raise (an exception) or crash "
+                              "(SIGKILL of the run's own process).",
+                              choices=("none", "raise", "crash"))
+    log: str = declare.field("", "A file each finished call appends `seed C` to.")
+    C: float = declare.field(1.0, "The SVM's C.", gt=0)
+
+
+def run_probe(call: Any) -> dict[str, Any]:
     """Sleep, then fail as asked (``raise`` / ``crash``) or return the SVM's payload."""
-    time.sleep(sleep)
-    if fail == "raise":
-        raise ValueError(f"boom (C = {C})")
-    if fail == "crash":
+    own, opts = call.own, call.opts
+    ready()  # a grid's dry run stops here: the values are checked
+    time.sleep(own["sleep"])
+    if own["fail"] == "raise":
+        raise ValueError(f"boom (C = {own['C']})")
+    if own["fail"] == "crash":
         os.kill(os.getpid(), signal.SIGKILL)
-    payload = get_runner("solve", "svm")(opts, kernel="linear", C=C)
-    if log:
-        with open(log, "a") as fh:
-            fh.write(f"{opts.seed} {C}\n")
+    given = {"data": opts.data, "seed": opts.seed, "time_limit": opts.time_limit,
+             "test_size": opts.test_size, "kernel": "linear", "C": own["C"]}
+    payload = run("solve", "svm", given)
+    if own["log"]:
+        with open(own["log"], "a") as fh:
+            fh.write(f"{opts.seed} {own['C']}\n")
     return payload
 
 
-@solve_app.command("probe")
-def probe_cmd(data: DataOpt = DEFAULT_DATA, seed: SeedOpt = 0, time_limit: TimeLimitOpt = None,
-              test_size: TestSizeOpt = 0.0, json_out: JsonOpt = False, sleep: float = 0.0,
-              fail: str = "none", log: str = "", C: float = 1.0) -> None:
-    """Test probe: sleep, then fail as asked or solve the linear SVM."""
-    opts = RunOptions(data=data, seed=seed, time_limit=time_limit, test_size=test_size)
-    run_command(run, opts, json_out, sleep=sleep, fail=fail, log=log, C=C)
+PROBE = register_command(Command(
+    "solve", "probe", run_probe, "Test probe: sleep, then fail as asked or solve the linear "
+    "SVM.", kind=None, own=Probe, problem_params=False,
+    run_options=("data", "seed", "time_limit", "test_size")))

@@ -37,8 +37,9 @@ def test_expansion_is_the_product_and_keys_are_stable(write_config) -> None:
     assert [s.key for s in specs] == [s.key for s in again]  # the name is not the config
     s = specs[0]
     assert s.opts["test_size"] == 0.25 and s.opts["time_limit"] == 5.0 and s.opts["seed"] == 0
-    assert s.params == {"kernel": "linear", "gamma": None, "degree": 3, "coef0": 0.0, "C": 1.0,
-                        "validation_size": 0.0}
+    assert {k: s.params[k] for k in ("kernel", "gamma", "degree", "coef0", "C")} == {
+        "kernel": "linear", "gamma": None, "degree": 3, "coef0": 0.0, "C": 1.0}  # defaults in
+    assert s.opts["validation_size"] == 0.0
     assert s.hard_limit == 10.0  # 5 s + grace max(5, 25 %)
     # C = 1 and C = 1.0 are one run; C = 2 is another
     one = expand(load_config(write_config(BASE.replace("C = [1, 10.0]", "C = [1.0]"), "c.toml")))
@@ -94,16 +95,17 @@ def test_several_grids_and_scalars(tmp_path) -> None:
 
 
 def test_options_reach_the_runner_as_the_command_passes_them(tmp_path) -> None:
-    """`--samples` of `solve fs-kernel` reaches its runner as n_samples; `relax` sets the
-    relaxation; defaults are the CLI's (paper-sized grids and the CLI cannot drift apart)."""
+    """A grid key is the declared parameter (`n_samples` of `solve fs-kernel`); `relax` sets
+    the relaxation; defaults are the CLI's (paper-sized grids and the CLI cannot drift apart)."""
     cfg = parse_config({"name": "x", "grid": [
         {"problem": "fs-kernel", "data": "wine", "method": "ls-star",
-         "params": {"samples": 20, "B": 3, "kernel": "rbf"}},
+         "params": {"n_samples": 20, "B": 3, "kernel": "rbf"}},
         {"problem": "fs-linear", "action": "relax", "data": "wine", "method": "dscop",
          "params": {"B": 2, "conic": "sdp"}}]}, tmp_path)
     fk, fl = expand(cfg)
     assert fk.params["n_samples"] == 20 and "samples" not in fk.params
     assert (fk.params["method"], fk.params["B"], fk.params["kernel"]) == ("ls-star", 3, "rbf")
     assert fk.params["C"] == 10.0 and fk.params["sense"] == "margin"  # the CLI's defaults
-    assert fl.params == {"relaxation": "dscop", "B": 2, "C": 10.0, "conic": "sdp"}
+    assert {k: fl.params[k] for k in ("relaxation", "B", "C", "conic")} == {
+        "relaxation": "dscop", "B": 2, "C": 10.0, "conic": "sdp"}
     assert fk.opts["data"] == "wine" and fk.opts["scale"] == "standard"

@@ -46,7 +46,7 @@ B = [3]
 kernel = ["poly"]
 degree = [2]
 starts = [2]
-samples = [20]
+n_samples = [20]
 test_size = [0.25]
 [[grid]]
 problem = "probe"

@@ -92,9 +92,9 @@ def test_status_json_report_csv_and_plots(write_config, tmp_path) -> None:
     cfg = load_config(path)
     rows = list(csv.DictReader(io.StringIO(report(cfg, "csv"))))
     assert len(rows) == 8
-    assert list(rows[0])[:13] == ["problem", "action", "data", "method", "seed", "C", "kernel",
-                                  "test_size", "status", "objective", "lower_bound", "gap",
-                                  "time_s"]
+    assert list(rows[0])[:14] == ["problem", "action", "data", "method", "seed", "C", "kernel",
+                                  "test_size", "status", "objective", "lower_bound",
+                                  "upper_bound", "gap", "time_s"]
     assert {(r["data"], r["seed"], r["C"]) for r in rows} == {
         (d, s, c) for d in ("wine", "iris") for s in ("0", "1") for c in ("1.0", "10.0")}
     # the stored objective is the CLI's: `sparsekm solve svm` with the same options

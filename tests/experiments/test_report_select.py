@@ -79,12 +79,14 @@ def test_an_unknown_payload_value_is_refused(write_config) -> None:
 
 
 def test_train_rows_is_a_stratified_sample_of_that_many_rows() -> None:
-    from sparsekm.cli.common import CLIError, RunOptions, prepare
+    from sparsekm.declare import ParamError
+    from sparsekm.run.data import prepare
+    from sparsekm.run.options import RunOptions
 
     split = prepare(RunOptions(data="sonar", train_rows=10, seed=3))
     assert split.train.m == 10 and split.test.m == 208 - 10
     assert set(split.train.y) == {-1.0, 1.0}  # sonar's first 100 rows are one class
-    with pytest.raises(CLIError, match="give one"):
+    with pytest.raises(ParamError, match="give one"):
         prepare(RunOptions(data="sonar", train_rows=10, test_size=0.2))
-    with pytest.raises(CLIError, match="--train-rows 208"):
+    with pytest.raises(ParamError, match="train_rows=208: give 2 to 207"):
         prepare(RunOptions(data="sonar", train_rows=208))

@@ -52,9 +52,9 @@ def _fresh_objective(p: FSKernelProblem, beta: np.ndarray) -> float:
 
 def test_bad_input_messages():
     X, y = _data(0)
-    with pytest.raises(ValueError, match="B=10 > n=9"):
+    with pytest.raises(ValueError, match="B=10: at most n = 9"):
         FSKernelProblem(X, y, B=10)
-    with pytest.raises(ValueError, match="B=0 < 1"):
+    with pytest.raises(ValueError, match="B=0: give an integer >= 1"):
         FSKernelProblem(X, y, B=0)
     with pytest.raises(ValueError, match="one class"):
         FSKernelProblem(X, np.ones(len(y)))

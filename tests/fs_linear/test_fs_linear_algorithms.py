@@ -102,7 +102,7 @@ def test_algorithm_parameter_errors() -> None:
         run("rand0", 3, 1.0, "heuristic", strategy="bogus")
     with pytest.raises(ValueError, match="s=0"):
         run("rand0", 3, 1.0, "exact", s=0)
-    with pytest.raises(ValueError, match="takes no option rho"):
+    with pytest.raises(ValueError, match="takes no option 'rho'"):
         run("rand0", 3, 1.0, "local-search", rho=3)
     with pytest.raises(ValueError, match="unknown method 'magic'"):
         run("rand0", 3, 1.0, "magic")

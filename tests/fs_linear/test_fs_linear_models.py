@@ -113,8 +113,8 @@ def test_plain_and_elastic_net_svm(solver: str | None) -> None:
 
 
 @pytest.mark.parametrize("kw,msg", [
-    (dict(B=2.5), "B=2.5 must be an integer"), (dict(B=0), "B=0 < 1"),
-    (dict(C=0.0), "C=0.0 must be"),
+    (dict(B=2.5), "B=2.5: give an integer"), (dict(B=0), "B=0: give an integer >= 1"),
+    (dict(C=0.0), "C=0.0: give a finite number >= 1e-08"),
     (dict(y1=True), "one class"), (dict(cardinality="lt"), "cardinality"),
 ])
 def test_bad_input_messages(kw: dict, msg: str) -> None:

@@ -103,7 +103,7 @@ def test_relaxed_u_v_names_and_errors() -> None:
     assert box.extra["M"] > 0 and box.bound <= opt * (1 + REL)
     with pytest.raises(ValueError, match="unknown relaxation 'nope'"):
         solve_relaxation(p, "nope")
-    with pytest.raises(ValueError, match="takes no option M"):
+    with pytest.raises(ValueError, match="takes no option 'M'"):
         solve_relaxation(p, "dscop", M=1.0)
 
 

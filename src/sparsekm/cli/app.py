@@ -1,4 +1,5 @@
-"""The ``sparsekm`` command: solvers, datasets, solve, relax, demo."""
+"""The ``sparsekm`` command: solve, relax, path (built from the run layer's declarations),
+bench, solvers, datasets, methods, demo."""
 
 from __future__ import annotations
 
@@ -7,18 +8,34 @@ from typing import Annotated
 
 import typer
 
-from .common import JsonOpt, cli_errors, quiet_third_party_warnings, relax_app, solve_app
-from .discovery import command_modules
-
-quiet_third_party_warnings()
-command_modules()  # each problem module registers its `solve` / `relax` commands
+from .build import JsonFlag as JsonOpt
+from .build import OneLineErrors, add_commands, cli_errors
 
 app = typer.Typer(help="sparsekm: sparse, interpretable kernel machines by mathematical "
-                       "programming.", no_args_is_help=True, add_completion=False)
-app.add_typer(solve_app, name="solve")
-app.add_typer(relax_app, name="relax")
-for group in [m.COMMAND_GROUP for m in command_modules() if hasattr(m, "COMMAND_GROUP")]:
-    app.add_typer(group)  # a module's own command group, e.g. `sparsekm bench`
+                       "programming.", no_args_is_help=True, add_completion=False,
+                  cls=OneLineErrors)
+GROUPS = {
+    "solve": typer.Typer(help="Solve a problem (exact model or algorithm).",
+                         no_args_is_help=True),
+    "relax": typer.Typer(help="Compute a relaxation bound.", no_args_is_help=True),
+    "path": typer.Typer(help="A warm-started path of a problem over its budget.",
+                        no_args_is_help=True),
+}
+for _name, _group in GROUPS.items():
+    app.add_typer(_group, name=_name)
+add_commands(GROUPS)
+
+
+def _plugin_groups() -> None:
+    """Command groups other packages declare under the ``sparsekm.commands`` entry point
+    (``sparsekm bench`` is the experiments' own): the CLI imports none of them by name."""
+    from importlib.metadata import entry_points
+
+    for ep in sorted(entry_points(group="sparsekm.commands"), key=lambda e: e.name):
+        app.add_typer(ep.load(), name=ep.name)
+
+
+_plugin_groups()
 
 
 @app.command("solvers")
@@ -96,7 +113,11 @@ def demo_cmd(
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: the command's clock starts with the process."""
+    from sparsekm import IMPORTED_AT
+    from sparsekm.run.clock import mark_start
+
+    mark_start(IMPORTED_AT)        # --time-limit covers the command from its start
     app()
 
 

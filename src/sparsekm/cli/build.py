@@ -9,19 +9,20 @@ exit 2, stdout empty: never a usage box.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import json
-import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
+import typer.core
 
 from sparsekm.declare import Param
+from sparsekm.run.quiet import quiet_third_party_warnings, stdout_to_stderr
 
-__all__ = ["add_commands", "cli_errors", "emit", "run_command", "stdout_to_stderr"]
+__all__ = ["OneLineErrors", "add_commands", "cli_errors", "emit", "quiet_third_party_warnings", "run_command",
+           "stdout_to_stderr"]
 
 OptionItems = Annotated[list[str] | None, typer.Option(
     "--option", "-o", help="NAME=VALUE: any declared option of the chosen method or "
@@ -29,45 +30,48 @@ OptionItems = Annotated[list[str] | None, typer.Option(
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object to stdout.")]
 
 
-@contextlib.contextmanager
-def cli_errors() -> Iterator[None]:
-    """A user mistake (bad value, unreadable data, unusable solver, a file in use) as one
-    line on stderr and exit code 2, without a traceback."""
-    from sparsekm.data import DataError
-    from sparsekm.declare import ParamError
-    from sparsekm.run.errors import UserError
-    from sparsekm.solvers import SolverError
+def cli_errors() -> Any:
+    """A user mistake as one line on stderr, exit 2 (:func:`sparsekm.run.errors.reported`)."""
+    from sparsekm.run.errors import reported
 
+    return reported()
+
+
+def _click_errors() -> Any:
+    """The click exception module typer uses (vendored since typer 0.16, click before)."""
     try:
-        yield
-    except (UserError, ParamError, DataError, SolverError, ValueError, FileNotFoundError,
-            OSError) as exc:
-        typer.echo(f"error: {_one_line(exc)}", err=True)
-        raise typer.Exit(code=2) from None
+        from typer._click import exceptions
+    except ImportError:  # pragma: no cover - typer < 0.16 uses click itself
+        from click import exceptions
+    return exceptions
 
 
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())
+class OneLineErrors(typer.core.TyperGroup):
+    """The root group: a usage mistake (an unknown flag, a missing value) is one line on
+    stderr and exit 2 like every other user mistake, not a usage box."""
 
-
-@contextlib.contextmanager
-def stdout_to_stderr(active: bool = True) -> Iterator[None]:
-    """Send everything written to stdout (Python prints and the C libraries of solvers) to
-    stderr while active, so that ``--json`` output is the JSON object alone."""
-    if not active:
-        yield
-        return
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        os.dup2(2, 1)
-        with contextlib.redirect_stdout(sys.stderr):
-            yield
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        errors = _click_errors()
+        standalone = kwargs.pop("standalone_mode", True)
+        quiet_third_party_warnings()
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+            code = code if isinstance(code, int) else 0
+        except errors.NoArgsIsHelpError as exc:   # a bare group: its help
+            typer.echo(exc.ctx.get_help())
+            code = 0
+        except errors.UsageError as exc:
+            where = f"{exc.ctx.command_path}: " if exc.ctx is not None else ""
+            typer.echo(f"error: {where}{exc.format_message()} (see --help)", err=True)
+            code = 2
+        except (typer.Abort, KeyboardInterrupt):
+            typer.echo("error: aborted", err=True)
+            code = 130
+        except typer.Exit as exc:
+            code = exc.exit_code
+        if standalone:
+            sys.exit(code)
+        return code
 
 
 def emit(payload: dict[str, Any], as_json: bool) -> None:

@@ -26,8 +26,8 @@ import numpy as np
 from .errors import DataFileError
 
 __all__ = ["SVMLIGHT_SUFFIXES", "CsvDialect", "check_data_path", "data_stem",
-           "duplicate_names", "file_format", "head_lines", "looks_like_path", "read_svmlight",
-           "sniff_csv"]
+           "duplicate_names", "file_format", "head_lines", "header_names", "looks_like_path",
+           "read_svmlight", "sniff_csv"]
 
 SVMLIGHT_SUFFIXES = (".svm", ".svmlight", ".libsvm", ".t")
 CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".data", ".dat")
@@ -197,8 +197,13 @@ def read_svmlight(path: Path) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """
     from sklearn.datasets import load_svmlight_file
 
+    opener = _OPEN.get(path.suffix.lower())
     try:
-        X, y = load_svmlight_file(str(path), dtype=np.float64, zero_based=True)
+        if opener is None:
+            X, y = load_svmlight_file(str(path), dtype=np.float64, zero_based=True)
+        else:  # .gz, .bz2, .xz alike
+            with opener(path, "rb") as fh:
+                X, y = load_svmlight_file(fh, dtype=np.float64, zero_based=True)
     except (ValueError, TypeError, OSError, EOFError, lzma.LZMAError) as exc:
         text = " ".join(str(exc).split())
         raise DataFileError(path, f"is not a well-formed svmlight / LIBSVM file ({text}); "

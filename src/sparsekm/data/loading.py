@@ -41,6 +41,8 @@ def _read_csv(source: Any, what: str, **kwargs: Any) -> pd.DataFrame:
         return pd.read_csv(source, **kwargs)
     except pd.errors.EmptyDataError as exc:
         raise DataError(f"{what} is empty (no header, no rows); pass a CSV file with data") from exc
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{what} is not UTF-8 text ({exc.reason}); save it as UTF-8") from exc
     except pd.errors.ParserError as exc:
         text = " ".join(str(exc).split())  # one line
         raise DataError(
@@ -94,8 +96,8 @@ def load_csv(
     ----------
     path : str or path-like
         A CSV file with a header row and one row per sample; or an svmlight file, told by its
-        suffix (``.svm``, ``.svmlight``, ``.libsvm``, ``.t``, optionally ``.gz``/``.bz2``)
-        or by lines reading ``label index:value ...``.
+        suffix (``.svm``, ``.svmlight``, ``.libsvm``, ``.t``, optionally ``.gz``, ``.bz2``
+        or ``.xz``) or by lines reading ``label index:value ...``.
     label : str
         Name of the label column (CSV only: an svmlight file has its label first on every
         line). Labels are mapped to {-1, +1} as in :func:`~sparsekm.data.as_dataset`.
@@ -127,8 +129,8 @@ def load_csv(
     lines = head_lines(p)
     if file_format(p, lines) == "svmlight":
         if label != "label":
-            raise DataFileError(label, f"{path} is an svmlight file: its label is the first "
-                                       "number of each line; drop label= (CLI: --label)",
+            raise DataFileError(label, f"{path} is an svmlight file (its label is the first "
+                                       "number of each line): give no label column",
                                 name="label")
         return load_svmlight(p, positive_class=positive_class, missing=missing,
                              drop_columns=drop_columns)
@@ -167,7 +169,7 @@ def load_svmlight(
     drop_columns: Iterable[str] = (),
 ) -> Dataset:
     """Load a binary classification data set from an svmlight / LIBSVM file (lines
-    ``label index:value index:value ...``; ``.gz`` / ``.bz2`` read as such).
+    ``label index:value index:value ...``; ``.gz``, ``.bz2``, ``.xz`` read as such).
 
     Features are named after their index in the file (``x1, x2, ...``; ``x0, ...`` when the
     file uses index 0); absent entries are 0; the number of features is the largest index.

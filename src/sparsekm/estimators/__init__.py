@@ -5,7 +5,7 @@ from sparsekm.lazy import lazy
 _NAMES = {
     "CardinalityKernelSVC": "fs_kernel",    # paper A
     "CardinalityLinearSVC": "fs_linear",    # paper D
-    "CardinalityLinearSVCCV": "fs_linear_cv",  # paper D, (B, C) by cross-validation
+    "CardinalityLinearSVCCV": "fs_linear",  # paper D, (B, C) by cross-validation
     "SparseKernelLogisticRegression": "sklr",  # paper C
     "SparseMKLClassifier": "smkl",          # paper B
     "MinMaxFeatureWeightingSVC": "minmax_fs",  # paper E

@@ -1,5 +1,6 @@
 """What every sparsekm classifier shares: two labels mapped to {-1, +1}, predict from the
-decision function, and the binary-only tag (the scikit-learn contract in one place)."""
+decision function, the binary-only tag (the scikit-learn contract in one place), and the
+result's attributes with the bound on its side."""
 
 from __future__ import annotations
 
@@ -9,49 +10,22 @@ import numpy as np
 from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import validate_data
 
-__all__ = ["BinaryClassifierMixin", "check_solvers", "method_kwargs", "tree_options"]
+__all__ = ["BinaryClassifierMixin", "set_result_attributes"]
 
 
-def check_solvers(**solvers: str | None) -> None:
-    """ValueError naming the parameter when a given solver is unknown or unusable."""
-    from sparsekm.solvers import SolverError, check_solver
-
-    for name, value in solvers.items():
-        if value is not None:
-            try:
-                check_solver(value)
-            except SolverError as exc:
-                raise ValueError(f"{name}={value!r}: {exc}") from None
-
-
-def method_kwargs(problem: str, method: str, given: dict[str, Any],
-                  method_options: dict[str, Any] | None) -> tuple[Any, dict[str, Any]]:
-    """(registry entry, its keyword options): the estimator's own parameters that ``method``
-    declares, then ``method_options`` -- any option of its signature, validated and typed
-    from it (an unknown name is a ValueError listing the known ones)."""
-    from sparsekm import registry
-    from sparsekm.options import validate_options
-
-    entry = registry.get(problem, "method", method)  # ValueError lists the methods
-    kwargs = {k: v for k, v in given.items() if k in entry.options}
-    kwargs.update(validate_options(entry, method_options, where="method_options"))
-    return entry, kwargs
-
-
-def tree_options(entry: Any, workers: int, checkpoint: str | None) -> dict[str, Any]:
-    """``workers`` / ``checkpoint`` for a tree-search method (paper D's and A's ``bnb``,
-    paper B's ``exact``); a clear error when set for a method that does not search a tree."""
-    given: dict[str, Any] = {}
-    if workers != 1:
-        given["workers"] = workers
-    if checkpoint is not None:
-        given["checkpoint"] = str(checkpoint)
-    extra = [k for k in given if k not in entry.options]
-    if extra:
-        raise ValueError(f"{extra[0]}={given[extra[0]]!r}: method {entry.name!r} of "
-                         f"{entry.problem} does not search a tree; workers and checkpoint "
-                         "apply to the tree methods (fs-linear / fs-kernel bnb, smkl exact)")
-    return given
+def set_result_attributes(est: Any, res: Any) -> None:
+    """``objective_``, ``status_``, ``termination_``, ``gap_``, ``sense_`` and the certified
+    bound on its side: ``lower_bound_`` when minimising, ``upper_bound_`` when maximising
+    (never an attribute named for the other side)."""
+    est.objective_ = None if res.objective is None else float(res.objective)
+    est.status_ = res.status.value
+    est.termination_ = res.termination.value
+    est.gap_ = res.gap
+    est.sense_ = res.sense
+    for side in ("lower_bound_", "upper_bound_"):
+        if hasattr(est, side):
+            delattr(est, side)
+    setattr(est, "lower_bound_" if res.sense == "min" else "upper_bound_", res.bound)
 
 
 class BinaryClassifierMixin:

@@ -5,9 +5,9 @@ The Dask task (or the sequential loop) calls :func:`execute_run`, which forks a 
 imported, so a run pays neither the imports nor a fresh interpreter) and waits for its payload.
 A child that outlives the run's hard limit is killed with its whole process group (solvers
 included) and the run is recorded as ``timeout``; an exception becomes ``error`` with its
-message; a child that dies (segfault, out of memory) becomes ``crashed``. The child calls the
-runner of ``sparsekm solve/relax PROBLEM`` (:func:`sparsekm.cli.common.get_runner`), so a run
-is exactly what the CLI runs.
+message; a child that dies (segfault, out of memory) becomes ``crashed``. The child resolves
+and runs the call of ``sparsekm solve/relax PROBLEM`` in the run layer (:func:`sparsekm.run.run`),
+so a run is exactly what the CLI runs.
 """
 
 from __future__ import annotations
@@ -170,27 +170,24 @@ def _check_provenance(spec: dict[str, Any]) -> None:
 
 
 def run_in_process(spec: dict[str, Any]) -> dict[str, Any]:
-    """Call the runner in this process: ``{"payload": ...}`` or ``{"error": ..., ...}``."""
+    """Call the run in this process: ``{"payload": ...}`` or ``{"error": ..., ...}``."""
     try:
-        from sparsekm.cli.common import (
-            RunOptions,
-            get_runner,
-            quiet_third_party_warnings,
-            stdout_to_stderr,
-        )
+        from sparsekm.run import run
+        from sparsekm.run.clock import mark_start
+        from sparsekm.run.quiet import quiet_third_party_warnings, stdout_to_stderr
 
+        mark_start()                 # the run's time limit counts from here
         quiet_third_party_warnings()
-
         for item in spec.get("imports", ()):
             import_plugin(item)
         _check_provenance(spec)
-        fn = get_runner(spec["action"], spec["problem"])
         with _limit_threads(spec.get("threads", 1)), stdout_to_stderr():
-            payload = fn(RunOptions(**spec["opts"]), **spec["params"])
+            payload = run(spec["action"], spec["problem"], spec["given"], spec["options"])
         return {"payload": payload}
     except BaseException as exc:  # noqa: BLE001 - the run's failure is its result
         tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
-        user = exc.__class__.__name__ in ("CLIError", "DataError", "SolverError")
+        user = isinstance(exc, ValueError) and exc.__class__.__name__ in (
+            "UserError", "ParamError", "DataError", "DataFileError", "SolverError")
         msg = str(exc) if user else f"{type(exc).__name__}: {exc}"
         return {"error": type(exc).__name__, "message": msg,
                 "traceback": None if user else "".join(tb[-6:])}

@@ -19,9 +19,8 @@
     time_limit = 60                       # seconds per run (the run is killed at + grace)
 
 :func:`load_config` reads and checks the shape (pydantic: a wrong key or value is an error that
-names it); :func:`check_runners` checks every option against the command ``sparsekm ACTION
-PROBLEM`` itself (its option names, and each value through its own parser), so a typo fails
-before the first run.
+names it); :func:`check_runners` checks every key against the declarations of the command
+``sparsekm ACTION PROBLEM`` (:mod:`sparsekm.run`), so a typo fails before the first run.
 """
 
 from __future__ import annotations
@@ -59,7 +58,7 @@ class GridConfig(_Strict):
     """One grid: the product of data x method x seed x every ``params`` list."""
 
     problem: str
-    action: Literal["solve", "relax"] = "solve"
+    action: Literal["solve", "relax", "path"] = "solve"
     data: list[str] = Field(min_length=1)
     method: list[str] | None = Field(default=None, min_length=1)
     seed: list[int] = Field(default=[0], min_length=1)
@@ -217,24 +216,6 @@ def load_config(path: str | Path) -> ExperimentConfig:
 
 
 # --- checks against the commands ---------------------------------------------------------------
-def method_option(cmd: Any) -> str | None:
-    """The option that ``grid.method`` sets: ``method`` (solve) or ``relaxation`` (relax)."""
-    return next((p for p in ("method", "relaxation") if p in cmd.options), None)
-
-
-def _check_registry(problem: str, param: str, values: list[str], where: str) -> None:
-    from sparsekm import registry
-
-    kind = "method" if param == "method" else "relaxation"
-    if not registry.names(problem, kind):
-        return  # the problem has no registered entries of that kind: the runner checks
-    for v in values:
-        try:
-            registry.get(problem, kind, v)
-        except ValueError as exc:
-            raise ConfigError(f"{where}: {exc}") from None
-
-
 def _check_data(cfg: ExperimentConfig, data: list[str], where: str) -> None:
     from sparsekm.data import list_datasets
 
@@ -259,73 +240,80 @@ def import_plugins(cfg: ExperimentConfig) -> None:
             raise ConfigError(f"run.imports: cannot import {item!r}: {exc}") from None
 
 
-def _check_values(cmd: Any, key: str, values: list[Any], at: str) -> None:
-    from sparsekm.cli.common import SCALES
+def _check_values(param: Any, values: list[Any], at: str) -> None:
+    """Each value of a grid key checked and converted by the key's declaration."""
+    from sparsekm.declare import ParamError
 
     for i, v in enumerate(values):
         try:
-            values[i] = cmd.convert(key, v)
-        except ValueError as exc:
-            raise ConfigError(f"{at}[{i}] = {v!r}: {exc}") from None
-        if key == "scale" and values[i] not in SCALES:
-            raise ConfigError(f"{at}[{i}] = {v!r}: choose one of {', '.join(SCALES)}")
-        if key == "test_size" and not 0.0 <= values[i] < 1.0:
-            raise ConfigError(f"{at}[{i}] = {v!r}: a fraction in [0, 1)")
+            values[i] = param.check(v)
+        except ParamError as exc:
+            raise ConfigError(f"{at}[{i}] = {v!r}: {exc.allowed}") from None
+
+
+def _check_grid(g: GridConfig, where: str) -> None:
+    from sparsekm.run import command
+
+    try:
+        cmd = command(g.action, g.problem)
+    except ValueError as exc:
+        raise ConfigError(f"{where}.problem = {g.problem!r}: {exc}") from None
+    params = cmd.params()
+    if g.method is not None:
+        if cmd.kind is None:
+            raise ConfigError(f"{where}.method: `sparsekm {g.action} {g.problem}` takes no "
+                              "method; remove the key")
+        _check_values(params[cmd.kind], g.method, f"{where}.method")
+    methods = g.method or ([cmd.default_choice()] if cmd.kind else [])
+    for key, values in g.params.items():
+        at = f"{where}.params.{key}"
+        name = cmd.lookup(key)
+        if key in ("data", "seed") or (name == cmd.kind and g.method is not None):
+            raise ConfigError(f"{at}: set `{key}` as a key of [grid], not in [grid.params]")
+        if name is None:
+            known = sorted(set(params) - {"data", "seed"})
+            raise ConfigError(f"{at}: `sparsekm {g.action} {g.problem}` has no option "
+                              f"{key!r}; known: {', '.join(known)}")
+        if cmd.groups()[name] == "option" and not any(name in cmd.entry(m).params
+                                                      for m in methods):
+            raise ConfigError(f"{at}: no method of the grid ({', '.join(methods)}) takes "
+                              f"{name}; methods that do: {', '.join(cmd.takers(name))}")
+        _check_values(params[name], values, at)
+    _check_options(cmd, g, where)
 
 
 def check_runners(cfg: ExperimentConfig) -> ExperimentConfig:
     """Check every grid against its command ``sparsekm ACTION PROBLEM``: the command exists,
-    every key is one of its options, every value parses as on its command line, methods are
-    registered, data sets exist. Values are replaced by their parsed form (``C = 1`` -> 1.0).
-    Raises :class:`ConfigError` naming the first bad key."""
-    from .command import command
-
+    every key is one of its declared parameters, every value passes its declaration, methods
+    are registered, data sets exist. Values are replaced by their checked form (``C = 1`` ->
+    1.0). Raises :class:`ConfigError` naming the first bad key."""
     import_plugins(cfg)
     for gi, g in enumerate(cfg.grid):
         where = f"grid[{gi}]" if len(cfg.grid) > 1 else "grid"
-        try:
-            cmd = command(g.action, g.problem)
-        except ValueError as exc:
-            raise ConfigError(f"{where}.problem = {g.problem!r}: {exc}") from None
         _check_data(cfg, g.data, where)
-        mp = method_option(cmd)
-        if g.method is not None:
-            if mp is None:
-                raise ConfigError(f"{where}.method: `sparsekm {g.action} {g.problem}` takes no "
-                                  "method; remove the key")
-            _check_registry(g.problem, mp, g.method, f"{where}.method")
-            _check_values(cmd, mp, g.method, f"{where}.method")
-        for key, values in g.params.items():
-            at = f"{where}.params.{key}"
-            if key in ("data", "seed") or (key == mp and g.method is not None):
-                raise ConfigError(f"{at}: set `{key}` as a key of [grid], not in [grid.params]")
-            if key not in cmd.options:
-                known = sorted(set(cmd.options) - {"data", "seed"})
-                raise ConfigError(f"{at}: `sparsekm {g.action} {g.problem}` has no option "
-                                  f"{key!r}; known: {', '.join(known)}")
-            _check_values(cmd, key, values, at)
-        _check_options(g, where)
+        _check_grid(g, where)
     return cfg
 
 
-def _check_options(g: GridConfig, where: str) -> None:
-    """``[grid.options]`` names and values against every method of the grid (its registry
-    entry's typed signature), as ``--option NAME=VALUE`` would be checked."""
-    from sparsekm import registry
-    from sparsekm.options import validate_options
+def _check_options(cmd: Any, g: GridConfig, where: str) -> None:
+    """``[grid.options]`` names and values against every method of the grid (its declared
+    options), as ``--option NAME=VALUE`` would be checked."""
+    from sparsekm.declare import ParamError
 
     if not g.options:
         return
-    kind = "relaxation" if g.action == "relax" else "method"
-    if g.method is None or not registry.names(g.problem, kind):
-        raise ConfigError(f"{where}.options: give the grid's {kind}s (`method = [...]`): the "
-                          f"options are theirs")
+    if g.method is None or cmd.kind is None:
+        raise ConfigError(f"{where}.options: give the grid's methods (`method = [...]`): the "
+                          "options are theirs")
     for name in g.method:
-        entry = registry.get(g.problem, kind, name)
+        declared = cmd.entry(name).params
         for key, values in g.options.items():
+            if key not in declared:
+                raise ConfigError(f"{where}.options.{key}: {cmd.kind} {name} takes no option "
+                                  f"{key!r}; its options: {', '.join(declared) or 'none'}")
             for i, v in enumerate(values):
                 try:
-                    values[i] = validate_options(entry, {key: v})[key]
-                except ValueError as exc:
-                    raise ConfigError(f"{where}.options.{key}[{i}] = {v!r} ({kind} "
-                                      f"{name}): {exc}") from None
+                    values[i] = declared[key].check(v)
+                except ParamError as exc:
+                    raise ConfigError(f"{where}.options.{key}[{i}] = {v!r} ({cmd.kind} "
+                                      f"{name}): {exc.allowed}") from None

@@ -9,8 +9,9 @@ a driver killed with ``kill -9`` loses only the runs still in flight.
 One driver at a time: ``bench run`` holds an advisory lock (``flock``) on the sidecar file
 ``<store>.lock`` for its whole run (:meth:`Store.lock`); a second ``bench run`` on the same
 store refuses at once with :class:`StoreBusyError` naming the holder's pid, so no grid point
-runs twice. The kernel drops the lock when its holder exits, ``kill -9`` included. Readers
-(``bench status``, ``report``, ``plot``) never take it.
+runs twice. The kernel drops the lock when its holder exits, ``kill -9`` included (the file
+then stays, unlocked, and is reused). Readers (``bench status``, ``report``, ``plot``) never
+take it.
 
 Table ``runs`` (see :data:`SCHEMA`): key, experiment, version, problem, action, data, method,
 seed, config (the run's options and parameters, JSON), status, message, objective,
@@ -26,6 +27,7 @@ both columns on its first write, filled from the stored payloads.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -160,9 +162,10 @@ class Store:
     def lock(self) -> Iterator[None]:
         """Hold the store for one driver (``bench run``) until the block exits.
 
-        A non-blocking ``flock`` on :attr:`lock_path`; held by another process:
-        :class:`StoreBusyError` at once, naming that process. The lock file stays (removing it
-        would let a third driver lock a new file while the second holds the old one).
+        A non-blocking ``flock`` on :attr:`lock_path` (the file says the holder's pid and host);
+        held by another process: :class:`StoreBusyError` at once, naming that process. The
+        file is removed on release; one left by a killed driver is not locked (the kernel
+        dropped the lock with the process) and is reused.
         """
         try:
             import fcntl
@@ -171,20 +174,38 @@ class Store:
             return
         self.check_path()
         self.lock_path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = self._acquire(fcntl)
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise StoreBusyError(
-                    f"store {_shown(self.path)} is in use by another `bench run` "
-                    f"({_holder(fd)}); wait for it to finish, or set another `store` in the "
-                    "config") from None
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()} {socket.gethostname()}\n".encode(), 0)
             yield
         finally:
+            with contextlib.suppress(OSError):
+                os.unlink(self.lock_path)  # still held: nobody can take the old file now
             os.close(fd)  # releases the lock
+
+    def _acquire(self, fcntl: Any) -> int:
+        """A descriptor of :attr:`lock_path` locked by this process, or StoreBusyError.
+
+        The lock counts only on the file the path names once it is held: a file unlinked by
+        its previous holder in between is dropped and the path opened again."""
+        while True:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = _holder(fd)
+                os.close(fd)
+                raise StoreBusyError(
+                    f"store {_shown(self.path)} is in use by another `bench run` ({holder}); "
+                    "wait for it to finish, or set another `store` in the config") from None
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(self.lock_path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                return fd
+            os.close(fd)
 
     @contextmanager
     def connect(self, write: bool = False) -> Iterator[Any]:

@@ -16,7 +16,7 @@ import warnings
 
 MODULES = ("numpy", "scipy.linalg", "scipy.sparse", "pandas", "sklearn.svm",
            "sklearn.model_selection", "sklearn.preprocessing", "threadpoolctl", "numba",
-           "sparsekm.cli.app", "sparsekm.cli.common",
+           "sparsekm.run", "sparsekm.run.discovery",
            "sparsekm.data.loading", "sparsekm.data.splits", "sparsekm.data.preprocessing",
            "sparsekm.kernels", "sparsekm.solvers", "sparsekm.experiments.child")
 
@@ -26,7 +26,7 @@ CONTROLLER = None  # threadpoolctl's scan of the loaded BLAS / OpenMP libraries,
 
 def warm() -> None:
     """Import :data:`MODULES` and every registered problem module, scan the thread pools, run
-    one tiny SVM and one tiny sparse KLR per working-set rule through the CLI runners
+    one tiny SVM and one tiny sparse KLR per working-set rule through the run layer
     (first-call costs of pandas, libsvm and the numba caches of the SMO engine, ~1 s that
     would otherwise land in the first timed solve of every run); errors are ignored (the runs
     report their own)."""
@@ -45,13 +45,14 @@ def warm() -> None:
 
             CONTROLLER = ThreadpoolController()
         with contextlib.suppress(Exception):
-            from sparsekm.cli.common import RunOptions, get_runner, stdout_to_stderr
+            from sparsekm.run import run
+            from sparsekm.run.quiet import stdout_to_stderr
 
             with stdout_to_stderr():
-                get_runner("solve", "svm")(RunOptions(data="iris", test_size=0.3, rows=60))
+                run("solve", "svm", {"data": "iris", "test_size": 0.3, "rows": 60})
                 for wss in ("smo2", "smo1"):
-                    get_runner("solve", "sklr")(RunOptions(data="iris", rows=60), method=wss,
-                                                max_iter=50)
+                    run("solve", "sklr", {"data": "iris", "rows": 60, "method": wss},
+                        {"max_iter": 50})
     gc.collect()
     gc.freeze()  # forked runs never scan (and so never copy) the server's objects
 

@@ -20,7 +20,8 @@ from .options import RunOptions
 from .resolve import CLI, GRID, PYTHON, Call, Style, resolve
 
 __all__ = ["CLI", "GRID", "PYTHON", "Call", "Command", "ParamError", "RunOptions", "Style",
-           "UserError", "command", "commands", "execute", "register_command", "resolve"]
+           "UserError", "command", "commands", "dry_run", "execute", "register_command",
+           "resolve", "run"]
 
 
 def execute(call: Call) -> dict[str, Any]:
@@ -32,3 +33,23 @@ def execute(call: Call) -> dict[str, Any]:
         raise
     except ParamError as exc:
         raise call.error(exc) from None
+
+
+def run(action: str, problem: str, given: dict[str, Any], options: dict[str, Any] | None = None,
+        style: Any = GRID) -> dict[str, Any]:
+    """``sparsekm ACTION PROBLEM`` with these values, in this process: its JSON payload."""
+    return execute(resolve(command(action, problem), given, options or {}, style))
+
+
+def dry_run(action: str, problem: str, given: dict[str, Any],
+            options: dict[str, Any] | None = None) -> None:
+    """Validate a run without solving: its runner loads the data (a small stratified subset),
+    builds its problem and options and stops before the solve. A mistake raises."""
+    from .data import Ready, checking
+
+    call = resolve(command(action, problem), given, options or {}, GRID)
+    with checking():
+        try:
+            execute(call)
+        except Ready:
+            return

@@ -99,6 +99,17 @@ class Command:
                     out[name] = p
         return out
 
+    def lookup(self, key: str) -> str | None:
+        """The parameter a key names: its name, or its flag written as a name (``samples``
+        for ``--samples``, the flag of ``n_samples``); None when neither."""
+        params = self.params()
+        if key in params:
+            return key
+        for name, p in params.items():
+            if p.flag.split("/")[0].lstrip("-").replace("-", "_") == key:
+                return name
+        return None
+
     def takers(self, name: str) -> list[str]:
         """The choices that declare option ``name``."""
         return [e.name for e in self.entries() if name in e.params]
@@ -107,9 +118,13 @@ class Command:
 def _choice_param(cmd: Command) -> Param:
     names = tuple(e.name for e in cmd.entries())
     what = {"method": "Method", "relaxation": "Relaxation"}[cmd.kind]
+
+    def choices() -> tuple[str, ...]:   # read when checked: a plug-in may register more
+        return tuple(e.name for e in cmd.entries()) + _aliases(cmd)
+
     return Param(cmd.kind, str, cmd.default_choice(),
                  Spec(f"{what}: {', '.join(names)} (`sparsekm methods {cmd.problem}` says "
-                      "what each is).", choices=lambda: names + _aliases(cmd)))
+                      "what each is).", choices=choices))
 
 
 def _aliases(cmd: Command) -> tuple[str, ...]:

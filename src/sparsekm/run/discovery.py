@@ -12,7 +12,7 @@ import pkgutil
 from types import ModuleType
 
 _INFRA = {"command", "data", "discovery", "errors", "options", "payload", "resolve", "clock",
-          "execute"}
+          "quiet"}
 
 
 @functools.cache

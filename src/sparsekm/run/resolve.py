@@ -146,11 +146,7 @@ def _choice(cmd: Command, given: Mapping[str, Any], style: Style) -> str | None:
         return None
     p = cmd.params()[cmd.kind]
     raw = given.get(cmd.kind, cmd.default_choice())
-    shown = style.param(p, raw)
-    try:
-        return cmd.entry(_check(p, raw, shown)).name
-    except ValueError as exc:
-        raise UserError(f"{shown}: {exc}") from None
+    return cmd.entry(_check(p, raw, style.param(p, raw))).name
 
 
 def _options(cmd: Command, choice: str | None, flags: dict[str, tuple[Any, str]],
@@ -183,10 +179,11 @@ def resolve(cmd: Command, given: Mapping[str, Any],
     """Validate ``given`` (parameter name -> value as the user gave it; only what was given)
     and ``options`` (``--option`` items or a mapping) into the :class:`Call` of ``cmd``."""
     params, groups = cmd.params(), cmd.groups()
-    unknown = sorted(set(given) - set(params))
+    unknown = sorted(k for k in given if cmd.lookup(k) is None)
     if unknown:
         raise UserError(f"{unknown[0]}: `sparsekm {cmd.name}` has no parameter {unknown[0]!r};"
                         f" known: {', '.join(params)}")
+    given = {cmd.lookup(k): v for k, v in given.items()}
     choice = _choice(cmd, given, style)
     sections: dict[str, dict[str, Any]] = {g: {} for g in ("run", "problem", "own", "plan")}
     shown: dict[str, str] = {}
@@ -203,6 +200,9 @@ def resolve(cmd: Command, given: Mapping[str, Any],
     run = {n: p.default for n, p in params.items() if groups[n] == "run"}
     opts = RunOptions(**{**run, **sections["run"]})
     _check_solvers(opts, sections["plan"], shown, style, params)
+    if cmd.kind == "relaxation" and opts.solver is not None:
+        _check_capable(cmd.entry(choice), opts.solver, shown.get("solver") or
+                       style.param(params["solver"], opts.solver))
     if choice and "seed" in cmd.entry(choice).params and "seed" not in options_given:
         options_given["seed"] = opts.seed      # the run's --seed, unless --option seed= says
     defaults = {g: {n: p.default for n, p in params.items() if groups[n] == g}
@@ -228,6 +228,19 @@ def _check_solvers(opts: RunOptions, plan: dict[str, Any], shown: dict[str, str]
         except SolverError as exc:
             text = shown.get(name) or style.param(params[name], value)
             raise UserError(f"{text}: {exc}") from None
+
+
+def _check_capable(entry: Any, solver: str, shown: str) -> None:
+    """The solver can take the relaxation's model class (else the usable ones that can)."""
+    from sparsekm.solvers import ProblemClass, canonical_name, usable_solvers
+
+    if entry.problem_class not in ProblemClass.__members__:
+        return
+    able = usable_solvers(ProblemClass(entry.problem_class))
+    if canonical_name(solver) not in able:
+        raise UserError(f"{shown}: {entry.kind} {entry.name} of {entry.problem} is a "
+                        f"{entry.problem_class} model; solvers that can take it: "
+                        f"{', '.join(able) or 'none installed'}")
 
 
 def replace_call(call: Call, **changes: Any) -> Call:

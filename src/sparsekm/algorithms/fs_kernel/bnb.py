@@ -28,15 +28,25 @@ time limit ``bound = max(incumbent, open nodes' bounds)`` is certified.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from sparsekm.algorithms.tree import Outcome, SearchOptions, Start, TreeProblem, Work, run
+from sparsekm.algorithms.tree import (
+    Outcome,
+    RootContext,
+    Start,
+    TaskIncumbent,
+    TreeProblem,
+    Work,
+    node_plan,
+    search_tree,
+)
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
 from sparsekm.registry import register
-from sparsekm.solvers import Result, SolverPlan, Termination
+from sparsekm.solvers import Result, SolverPlan
+from sparsekm.solvers.plan import Deadline
 
 from .evaluator import alpha_subproblem, mask_key, mask_result, single_blas
 from .node_bound import node_bound
@@ -46,16 +56,21 @@ __all__ = ["KernelTree", "branch_and_bound"]
 
 class Bounder:
     """One task's SVM solves and node bounds: the worker's cache of solved masks (``solved``,
-    mask -> (v, alpha); it only saves time) and the task's incumbent ``best_v`` (margin sense,
-    starting at the search's), whose improvements are collected for the driver."""
+    mask -> (v, alpha); it only saves time) and the task's incumbent ``inc`` (the engine's
+    values ``-v``, starting at the search's ``ub``), whose improvements go to the driver."""
 
-    def __init__(self, p: FSKernelProblem, rounds: int, solved: dict, best_v: float) -> None:
+    def __init__(self, p: FSKernelProblem, rounds: int, solved: dict, ub: float) -> None:
         from sparsekm.kernels import kernel_matrix
 
-        self.p, self.rounds, self.solved, self.best_v = p, rounds, solved, best_v
+        self.p, self.rounds, self.solved = p, rounds, solved
+        self.inc = TaskIncumbent(ub)
         self._km = kernel_matrix
-        self.solutions: list[tuple[float, tuple, dict]] = []
         self.stats = {"svm_solves": 0, "pruned": 0, "leaves": 0}
+
+    @property
+    def best_v(self) -> float:
+        """The task's incumbent value in the margin sense."""
+        return -self.inc.ub
 
     def solve(self, beta: np.ndarray) -> tuple[float, np.ndarray]:
         """``(v, alpha)`` at a mask (libsvm, cached); a mask of B features at least as good
@@ -67,10 +82,9 @@ class Bounder:
             self.solved[key] = (v, alpha)
             self.stats["svm_solves"] += 1
         v, alpha = self.solved[key]
-        if int(beta.sum()) == self.p.B and v >= self.best_v:
-            self.best_v = v
-            sel = tuple(int(j) for j in np.flatnonzero(beta))
-            self.solutions.append((-v, sel, {"mask": beta.copy()}))
+        if int(beta.sum()) == self.p.B:
+            self.inc.offer(-v, tuple(int(j) for j in np.flatnonzero(beta)),
+                           {"mask": beta.copy()})
         return v, alpha
 
     def bound(self, inc: np.ndarray, free: np.ndarray, r: int, ub: float,
@@ -137,7 +151,7 @@ def _warm_up() -> None:
     X = rng.normal(size=(12, 4))
     p = FSKernelProblem(X, np.where(np.arange(12) % 2 == 0, 1.0, -1.0), B=2, C=1.0,
                         kernel="poly", sense="margin", degree=2)
-    Bounder(p, 0, {}, -math.inf).solve(np.array([True, True, False, False]))
+    Bounder(p, 0, {}, math.inf).solve(np.array([True, True, False, False]))
 
 
 @dataclass
@@ -153,6 +167,8 @@ class KernelTree(TreeProblem):
     plan: SolverPlan = SolverPlan()
 
     name = "bnb"
+    problem_name = "fs-kernel"
+    sense = "max"              # the engine minimises -v
     gap_tol = 0.0              # prune a node whose bound is at most the incumbent
     node_solver = "libsvm"
     warm_up = staticmethod(_warm_up)
@@ -170,25 +186,25 @@ class KernelTree(TreeProblem):
     def new_cache(self) -> dict[bytes, tuple[float, np.ndarray]]:
         return {}
 
-    def root(self, ctx: Any) -> Start:
+    def root(self, ctx: RootContext) -> Start:
         """LS* (Algorithm 2) for the first incumbent, then the root's bound."""
         from .local_search import ls_star
 
         p = self.problem
-        s = Bounder(p, self.rounds, {}, -math.inf)
+        s = Bounder(p, self.rounds, {}, math.inf)
         beta0 = random_masks(p.n, p.B, 1, self.seed)[0]
         inc0 = ls_star(p, ctx.plan, beta_in=beta0, seed=self.seed, n_samples=self.n_samples)
         v0, alpha0 = s.solve(inc0.values["beta"])
         root_inc, root_free = np.zeros(p.n, bool), np.ones(p.n, bool)
         ub, alpha, cand = s.bound(root_inc, root_free, p.B, math.inf, alpha0)
         return Start(nodes=[(-ub, _node(root_inc, root_free, p.B, alpha, cand))],
-                     solutions=s.solutions, stats=dict(s.stats),
+                     solutions=s.inc.solutions, stats=dict(s.stats),
                      info={"root_bound": ub, "ls_star_objective": v0})
 
     def process(self, work: Work, node: dict[str, Any], bound: float, ub: float,
-                deadline: Any) -> Outcome:
+                deadline: Deadline) -> Outcome:
         """Bound the node's two children (a child with one mask left is solved)."""
-        s = Bounder(self.problem, self.rounds, work.cache, -ub)
+        s = Bounder(self.problem, self.rounds, work.cache, ub)
         out = Outcome()
         for inc, free, r in _children(node):
             if r == 0 or int(free.sum()) == r:  # one mask left: solve it
@@ -201,22 +217,16 @@ class KernelTree(TreeProblem):
                 out.pruned = min(out.pruned, -u)
                 continue
             out.children.append((-u, _node(inc, free, r, alpha, cand)))
-        out.solutions, out.stats = s.solutions, s.stats
+        out.solutions, out.stats = s.inc.solutions, s.stats
         return out
 
-    def finish(self, search: Any) -> Result:
+    def point(self, best: dict[str, Any], objective: float) -> Result:
+        """The incumbent mask with its SVM (alpha, b); the objective is the search's."""
         p = self.problem
-        beta = np.asarray(search.best["mask"], bool)
-        K = Bounder(p, 0, {}, -math.inf)._km(p.X[:, beta], **p.kernel_params())
+        beta = np.asarray(best["mask"], bool)
+        K = Bounder(p, 0, {}, math.inf)._km(p.X[:, beta], **p.kernel_params())
         alpha, b, _ = alpha_subproblem(K, p.y, p.C)
-        res = mask_result(p, beta, -search.ub, alpha, b, "bnb")
-        res.certify(-search.lower_bound())
-        timed_out = search.termination == "time_limit"
-        res.termination = Termination.TIME_LIMIT if timed_out else \
-            Termination.ITERATION_LIMIT if search.termination == "node_limit" else \
-            Termination.ERROR if search.termination == "error" else Termination.CONVERGED
-        res.extra = {**search.info}
-        return res
+        return mask_result(p, beta, objective, alpha, b, "bnb")
 
 
 @register("fs-kernel", "method", "bnb", paper="A",
@@ -243,8 +253,6 @@ def branch_and_bound(problem: FSKernelProblem, plan: SolverPlan, *, seed: int = 
         raise ValueError("method 'bnb' needs the polynomial kernel (its bounds use that "
                          "K_beta grows in the PSD order with beta, false for rbf); got "
                          f"kernel={p.kernel!r}: use kernel='poly', or 'enumerate' / 'ls-star'")
-    opts = SearchOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint,
-                         batch=batch, log_every=5.0)
-    tree = KernelTree(p, int(rounds), seed, n_samples,
-                      replace(plan, deadline=None, executor=None, verbose=False))
-    return run(tree, plan, opts)
+    tree = KernelTree(p, int(rounds), seed, n_samples, node_plan(plan))
+    return search_tree(tree, plan, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
+                       batch=batch)

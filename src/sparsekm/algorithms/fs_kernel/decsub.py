@@ -21,11 +21,16 @@ variant (lazy greedy + LS maximizing F, pool of 200) ended below LS* in the marg
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from sparsekm.declare import Annotated, ParamError, Spec
 from sparsekm.models.fs_kernel import FSKernelProblem, SetFunctions
+from sparsekm.models.fs_kernel.specs import BETA_IN
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
+from sparsekm.specs import SEED
 
 from .evaluator import mask_key, single_blas
 from .fast import make_evaluator
@@ -35,17 +40,28 @@ from .path import PathEvaluator
 from .preload import warm_up_search
 from .recipe import unpack
 from .search import StallWindow
+from .specs import FAST, FAST_THREADS, ITERATIONS, OPT_WINDOW
 
-__all__ = ["decsub_light"]
+__all__ = ["GREEDY_RULES", "decsub_light"]
+
+GREEDY_RULES = ("lazy", "plain")
+SOL_POOL = Spec("#SolPool: best masks of the beta-step re-evaluated by the alpha-subproblem "
+                "(3) per iteration (Algorithm 3; Section 5: 200).", ge=1, flag="--sol-pool")
+GREEDY = Spec("Greedy for the submodular beta-step (11): lazy (Minoux's, as in the paper) or "
+              "plain (the reference).", choices=GREEDY_RULES)
 
 
 @register("fs-kernel", "method", "decsub", paper="A", ref="Algorithm 3 (DecSubLight*)",
           warm_up=warm_up_search("decsub", sense="paper"))
 @single_blas
 def decsub_light(problem: FSKernelProblem, plan: SolverPlan, *,
-                 beta_in: np.ndarray | None = None, seed: int = 0, sol_pool: int = 200,
-                 opt_window: int = 10, greedy: str = "lazy", max_iter: int = 1000,
-                 fast: bool = True, threads: int | None = None) -> Result:
+                 beta_in: Annotated[Any, BETA_IN] = None, seed: Annotated[int, SEED] = 0,
+                 sol_pool: Annotated[int, SOL_POOL] = 200,
+                 opt_window: Annotated[int, OPT_WINDOW] = 10,
+                 greedy: Annotated[str, GREEDY] = "lazy",
+                 max_iter: Annotated[int, ITERATIONS] = 1000,
+                 fast: Annotated[bool, FAST] = True,
+                 threads: Annotated[int | None, FAST_THREADS] = None) -> Result:
     """DecSubLight*: alternating alpha-steps and submodular beta-steps (paper sense only).
 
     ``beta_in`` (default: the seeded random mask) is the start; ``sol_pool`` is ``#SolPool``
@@ -56,14 +72,12 @@ def decsub_light(problem: FSKernelProblem, plan: SolverPlan, *,
     mask and the next ``alpha^{k+1}`` (same masks as ``fast=False``).
     """
     if problem.sense != "paper":
-        raise ValueError(
-            "method 'decsub' (DecSubLight*) supports sense='paper' only (CLI: --sense paper): "
-            "its beta-step "
+        raise ParamError(
+            "sense", problem.sense,
+            "method 'decsub' (DecSubLight*) supports sense='paper' only: its beta-step "
             "minimizes f(alpha^k, beta), which bounds min_alpha f from above -- sound for the "
             "paper's min-min problem (4) but not for the margin sense's max-min. Use "
             "method 'ls-star', 'ls', 'rfe2' or 'enumerate' with sense='margin'")
-    if greedy not in ("lazy", "plain"):
-        raise ValueError(f"greedy must be 'lazy' or 'plain', got {greedy!r}")
     ev = make_evaluator(problem, plan, fast, threads)
     try:
         return _decsub(ev, problem, beta_in, seed, sol_pool, opt_window, greedy, max_iter)

@@ -10,22 +10,31 @@ decision needs an exact value, both cores -- and returns the same masks as ``fas
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from sparsekm.declare import Annotated, Spec
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
+from sparsekm.models.fs_kernel.specs import BETA_IN
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
+from sparsekm.specs import SEED
 
 from .evaluator import mask_key, mask_result, single_blas
 from .fast import make_evaluator
 from .path import PathEvaluator
 from .preload import warm_up_search
 from .search import StallWindow, sample_n2
+from .specs import FAST, FAST_THREADS, ITERATIONS, N_SAMPLES, OPT_WINDOW
 
 __all__ = ["N1_LOCAL", "descend", "local_search", "ls_star", "start_mask"]
 
 # What LS and LS* certify at their end: a local optimum of (4) in the 1-swap neighbourhood.
 N1_LOCAL = "no 1-swap neighbour in N^1 improves UB (relative tolerance 1e-9)"
+
+N2_SWAPS = Spec("At most p swaps per sampled mask of N^2 (Algorithm 2; default max(2, "
+                "floor(B/2)): the paper's floor(B/2) leaves N^2 empty for B < 4).", ge=2)
 
 
 def start_mask(problem: FSKernelProblem, beta_in: np.ndarray | None, seed: int) -> np.ndarray:
@@ -58,8 +67,9 @@ def descend(ev: PathEvaluator, beta: np.ndarray, tabu: set[bytes] | None
           warm_up=warm_up_search("ls"))
 @single_blas
 def local_search(problem: FSKernelProblem, plan: SolverPlan, *,
-                 beta_in: np.ndarray | None = None, seed: int = 0, fast: bool = True,
-                 threads: int | None = None) -> Result:
+                 beta_in: Annotated[Any, BETA_IN] = None, seed: Annotated[int, SEED] = 0,
+                 fast: Annotated[bool, FAST] = True,
+                 threads: Annotated[int | None, FAST_THREADS] = None) -> Result:
     """LS: best-improvement descent over the 1-swap neighbourhood N^1(beta^k).
 
     Starts from ``beta_in`` (default: the seeded random mask). Ends at a mask no ``N^1``
@@ -85,9 +95,13 @@ def local_search(problem: FSKernelProblem, plan: SolverPlan, *,
 @register("fs-kernel", "method", "ls-star", paper="A", ref="Algorithm 2",
           warm_up=warm_up_search("ls-star"))
 @single_blas
-def ls_star(problem: FSKernelProblem, plan: SolverPlan, *, beta_in: np.ndarray | None = None,
-            seed: int = 0, n_samples: int = 500, opt_window: int = 5, p: int | None = None,
-            max_iter: int = 1000, fast: bool = True, threads: int | None = None) -> Result:
+def ls_star(problem: FSKernelProblem, plan: SolverPlan, *,
+            beta_in: Annotated[Any, BETA_IN] = None, seed: Annotated[int, SEED] = 0,
+            n_samples: Annotated[int, N_SAMPLES] = 500,
+            opt_window: Annotated[int, OPT_WINDOW] = 5,
+            p: Annotated[int | None, N2_SWAPS] = None,
+            max_iter: Annotated[int, ITERATIONS] = 1000, fast: Annotated[bool, FAST] = True,
+            threads: Annotated[int | None, FAST_THREADS] = None) -> Result:
     """LS*: LS with a tabu list plus sampling of N^2 to escape local minima.
 
     Each iteration runs LS from ``beta_1^k`` (skipping masks whose ``N^1`` was already explored,

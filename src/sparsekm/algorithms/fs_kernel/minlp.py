@@ -9,9 +9,12 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.declare import Annotated, ParamError
 from sparsekm.models.fs_kernel import FSKernelProblem, fs_kernel_minlp
+from sparsekm.models.fs_kernel.specs import BETA_IN
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, solve
+from sparsekm.specs import SEED
 
 from .evaluator import Evaluator, mask_result
 from .local_search import start_mask
@@ -24,10 +27,10 @@ DEFAULT_TIME_LIMIT = 60.0
 def paper_sense_only(problem: FSKernelProblem, method: str) -> None:
     """Refuse the margin sense for methods that solve the single-level (4)."""
     if problem.sense != "paper":
-        raise ValueError(
+        raise ParamError(
+            "sense", problem.sense,
             f"method {method!r} solves the MINLP (4), a joint minimization over alpha and "
-            "beta, so it needs sense='paper' (CLI: --sense paper); the margin sense (max over "
-            "beta of min over "
+            "beta, so it needs sense='paper'; the margin sense (max over beta of min over "
             "alpha) is bilevel -- use method 'enumerate', 'ls', 'ls-star', 'rfe1' or 'rfe2'")
 
 
@@ -42,7 +45,8 @@ def round_top_B(beta: Any, B: int) -> np.ndarray:
 @register("fs-kernel", "method", "minlp", paper="A", ref="eq. (4); Section 5.1",
           problem_class="MINLP")
 def solve_minlp(problem: FSKernelProblem, plan: SolverPlan, *,
-                beta_in: np.ndarray | None = None, seed: int = 0) -> Result:
+                beta_in: Annotated[Any, BETA_IN] = None,
+                seed: Annotated[int, SEED] = 0) -> Result:
     """MINLP (4) by the plan's solver (SCIP; Gurobi where licensed), warm-started at beta_in.
 
     The start (default: the seeded random mask) and its SVM alpha are a full incumbent. The

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sparsekm import declare
+from sparsekm.declare import Spec
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
 from sparsekm.parallel import as_executor
 from sparsekm.registry import Entry
@@ -21,16 +22,19 @@ from sparsekm.solvers import Result, SolverPlan
 
 from ..api import front_door, solve
 
-__all__ = ["MultiStart", "solve_fs_kernel"]
+__all__ = ["STARTS", "MultiStart", "solve_fs_kernel"]
+
+
+STARTS = Spec("Seeded random start masks of the started methods (ls, ls-star, decsub, "
+              "relax-round, minlp); the best is kept (paper A, Section 5.2: 10).", ge=1,
+              le=10_000)
 
 
 @dataclass(frozen=True)
 class MultiStart:
     """Paper A's multistart (Section 5.2: 10 starts)."""
 
-    starts: int = declare.field(1, "Seeded random start masks of the started methods (ls, "
-                                "ls-star, decsub, relax-round, minlp); the best is kept.",
-                                ge=1, le=10_000)
+    starts: int = declare.field(1, STARTS)
 
 
 def _one(entry: Entry, problem: FSKernelProblem, plan: SolverPlan, options: dict[str, Any]

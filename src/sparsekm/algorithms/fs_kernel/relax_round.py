@@ -3,12 +3,17 @@ start mask, rounded to the B largest beta_j. Paper sense only (see :mod:`.minlp`
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from sparsekm.declare import Annotated
 from sparsekm.models.fs_kernel import FSKernelProblem
+from sparsekm.models.fs_kernel.specs import BETA_IN
 from sparsekm.registry import register
-from sparsekm.relaxations.fs_kernel.continuous import continuous
+from sparsekm.relaxations.fs_kernel.continuous import NLP_FORM, continuous
 from sparsekm.solvers import Result, SolveFailedError, SolverPlan
+from sparsekm.specs import SEED
 
 from .evaluator import Evaluator, mask_result
 from .local_search import start_mask
@@ -19,7 +24,8 @@ DEFAULT_TIME_LIMIT = 1800.0
 
 @register("fs-kernel", "method", "relax-round", paper="A", ref="Section 5.2 (Ipopt baseline)")
 def relax_round(problem: FSKernelProblem, plan: SolverPlan, *,
-                beta_in: np.ndarray | None = None, seed: int = 0, form: str = "auto") -> Result:
+                beta_in: Annotated[Any, BETA_IN] = None, seed: Annotated[int, SEED] = 0,
+                form: Annotated[str, NLP_FORM] = "auto") -> Result:
     """Relaxation of (4) with beta in [0, 1] (local NLP solve), then the B largest beta_j.
 
     ``beta_in`` (default: the seeded random mask) is the NLP's start; ``form`` picks the

@@ -14,26 +14,29 @@ this module is paper D's side of it (:class:`LinearTree`), the heuristics are in
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from sparsekm.algorithms.tree import Outcome, SearchOptions, Start, TreeProblem, Work, run
+from sparsekm.algorithms.tree import (
+    Outcome,
+    RootContext,
+    Start,
+    TreeProblem,
+    Work,
+    node_plan,
+    search_tree,
+)
 from sparsekm.models.fs_linear import FSLinearProblem, support_result
 from sparsekm.registry import register
 from sparsekm.relaxations.fs_linear.node import NATIVE_MAX_M, NodeBound, solve_node
-from sparsekm.solvers import Result, SolverPlan, Termination, relative_gap
+from sparsekm.solvers import Result, SolverPlan, relative_gap
+from sparsekm.solvers.plan import Deadline
 
-from .bnb_heuristics import (
-    ROOT_SEARCHES,
-    Incumbent,
-    RootContext,
-    fast_support,
-    root_incumbent,
-    support_value,
-)
-from .common import Search, finish
+from .bnb_heuristics import ROOT_SEARCHES, Incumbent, fast_support, root_incumbent, support_value
+from .bnb_heuristics import RootContext as HeuristicContext
+from .common import Search
 from .fast import warm_up as fast_warm_up
 
 __all__ = ["BRANCHING", "LinearTree", "ROOT_SEARCHES", "bnb", "fast_support"]
@@ -102,7 +105,7 @@ def _split(items: list[Any], k: int) -> list[list[Any]]:
     return [items[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
 
 
-def _flatten(parts: list[list[Any]]) -> list[Any]:
+def _flatten(parts: Any) -> list[Any]:
     return [x for part in parts for x in part]
 
 
@@ -134,6 +137,8 @@ class LinearTree(TreeProblem):
     candidates: np.ndarray | None = None
 
     name = "bnb"
+    problem_name = "fs-linear"
+    sense = "min"
     warm_up = staticmethod(_warm_up)
 
     @property
@@ -162,14 +167,18 @@ class LinearTree(TreeProblem):
         return Incumbent(self.problem, self.plan, ub, seen, self.candidates, deadline,
                          self.swap_passes)
 
-    def root(self, ctx: Any) -> Start:
+    def root(self, ctx: RootContext) -> Start:
         """The root relaxation, the first incumbent (:func:`root_incumbent`), the root node;
         each step a checkpointed stage."""
         p, plan = self.problem, ctx.plan
         inc = self._incumbent(math.inf, {}, plan.clock)    # its swaps stop at the time limit
         if ctx.workers > 1:                        # the root's swap searches on the workers
-            inc.evaluate_many = lambda keys: _flatten(ctx.map("support_values",
-                                                              _split(keys, ctx.workers)))
+            def evaluate_many(keys: list[tuple[int, ...]]) -> list[float]:
+                parts = _split(keys, ctx.workers)   # a part not done at the time limit: inf
+                return _flatten([math.inf] * len(part) if got is None else got
+                                for part, got in zip(parts, ctx.map("support_values", parts)))
+
+            inc.evaluate_many = evaluate_many
             inc.chunk = 2 * ctx.workers
         start = Start()
         if p.n <= p.B:
@@ -177,7 +186,7 @@ class LinearTree(TreeProblem):
             start.solutions = inc.solutions
             return start
         rel = ctx.stage("relaxation", self._root_relaxation)
-        rc = RootContext(p, ctx, inc, self.search, self.heuristic_share, self.gap_tol)
+        rc = HeuristicContext(p, ctx, inc, self.search, self.heuristic_share, self.gap_tol)
         root_incumbent(rc, rel["v"], rel["s2"], self.root_search)
         self.candidates = inc.candidates
         bound = float(rel["bound"])
@@ -201,7 +210,7 @@ class LinearTree(TreeProblem):
                 "W_next": root.W_next, "solves": np.int64(root.solves)}
 
     def support_values(self, work: Work, keys: list[tuple[int, ...]],
-                       deadline: Any) -> list[float]:
+                       deadline: Deadline) -> list[float]:
         """Objectives of (2) on the supports ``keys`` (a root heuristic's batch, on a worker;
         cached in the worker's ``seen``)."""
         seen = work.cache
@@ -222,7 +231,7 @@ class LinearTree(TreeProblem):
         return True
 
     def process(self, work: Work, node: dict[str, Any], bound: float, ub: float,
-                deadline: Any) -> Outcome:
+                deadline: Deadline) -> Outcome:
         """Solve the node's relaxation; round it (incumbent); prune, fix, or branch on the
         most fractional relaxed z_j (children inherit the bound, working set and alpha)."""
         p, n = self.problem, self.problem.n
@@ -263,26 +272,14 @@ class LinearTree(TreeProblem):
             out.solutions = inc.solutions
             out.stats["supports_evaluated"] = inc.evaluated
 
-    def finish(self, search: Any) -> Result:
-        """The incumbent re-solved by the QP solver, the certified bound, the termination."""
+    def point(self, best: dict[str, Any], objective: float) -> Result:
+        """The incumbent's support re-solved (the native SVM, and the QP solver's 1e-10 point
+        when lower)."""
         p, plan = self.problem, self.plan
-        key = [int(j) for j in search.best["support"]]
-        best = fast_support(p, key, plan)
-        assert best.selected is not None
-        polished = support_result(p, best.selected, plan, method="bnb")
-        if polished.objective < best.objective:                 # the QP solver's 1e-10 point
-            best = polished
-        lb = search.lower_bound()
-        res = finish(best, "bnb", search.plan, lb,
-                     search.termination == "time_limit",
-                     root_bound=search.info.get("root_bound"), gap_tol=self.gap_tol)
-        if search.termination == "node_limit":
-            res.termination = Termination.ITERATION_LIMIT
-        elif search.termination == "error":
-            res.termination = Termination.ERROR
-        res.solver = self.node_solver
-        res.gap_tol = self.gap_tol
-        return res
+        res = fast_support(p, [int(j) for j in best["support"]], plan)
+        assert res.selected is not None
+        polished = support_result(p, res.selected, plan, method="bnb")
+        return polished if polished.objective < res.objective else res
 
 
 @register("fs-linear", "method", "bnb",
@@ -328,8 +325,7 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
         raise ValueError(f"heuristic_share={heuristic_share} must be in (0, 1]")
     if not 0 <= gap_tol < 1:
         raise ValueError(f"gap_tol={gap_tol} must be in [0, 1)")
-    opts = SearchOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint,
-                         batch=batch, node_limit=node_limit, log_every=log_every)
-    tree = LinearTree(problem, replace(plan, deadline=None, executor=None, verbose=False),
-                      gap_tol, branching, extra, root_search, search, heuristic_share)
-    return run(tree, plan, opts)
+    tree = LinearTree(problem, node_plan(plan), gap_tol, branching, extra, root_search, search,
+                      heuristic_share)
+    return search_tree(tree, plan, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
+                       batch=batch, node_limit=node_limit, log_every=log_every)

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm import declare
 from sparsekm.models.fs_linear import (
-    COP_FORMS,
     FSLinearProblem,
     add_new_feature_cut,
     add_objective_cut,
@@ -20,7 +20,10 @@ from sparsekm.models.fs_linear import (
 )
 from sparsekm.solvers import Result, SolverPlan, Termination
 
-STRATEGIES = ("local-search", "kernel-search")
+from .specs import COP_FORM, K_EXCESS, RHO, STRATEGIES, STRATEGY
+
+__all__ = ["STRATEGIES", "Search", "dscop_ranking", "finish", "rank_features",
+           "solve_restricted", "top_b_incumbent"]
 
 
 @dataclass(frozen=True)
@@ -32,20 +35,13 @@ class Search:
     :func:`~sparsekm.models.fs_linear.cop_model`).
     """
 
-    strategy: str = "kernel-search"
-    k: int = 10
-    rho: int = 10
-    cop_form: str = "bilinear"
+    strategy: str = declare.field("kernel-search", STRATEGY)
+    k: int = declare.field(10, K_EXCESS)
+    rho: int = declare.field(10, RHO)
+    cop_form: str = declare.field("bilinear", COP_FORM)
 
     def __post_init__(self) -> None:
-        if self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy={self.strategy!r}: use one of {STRATEGIES}")
-        if self.k < 0:
-            raise ValueError(f"k={self.k} must be >= 0 (the number of extra features beyond B)")
-        if self.rho < 1:
-            raise ValueError(f"rho={self.rho} must be >= 1 (features per bucket)")
-        if self.cop_form not in COP_FORMS:
-            raise ValueError(f"cop_form={self.cop_form!r}: use one of {COP_FORMS}")
+        declare.check_fields(self)
 
 
 def rank_features(u: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.declare import Annotated, Spec
 from sparsekm.models.fs_linear import (
     FSLinearProblem,
     bigm_model,
@@ -14,11 +15,17 @@ from sparsekm.models.fs_linear import (
     estimate_big_m,
     solve_formulation,
 )
+from sparsekm.models.fs_linear.specs import BIG_M
 from sparsekm.registry import register
 from sparsekm.solvers import Deadline, Result, SolveFailedError, SolverPlan
 from sparsekm.solvers.result import Termination
 
+from .specs import COP_FORM
+
 WARM_STARTS = ("kernel-search", "local-search", "heuristic", "fast")
+WARM = Spec("Heuristic whose incumbent starts the MIQP: fast (the native swap search, about "
+            "a second), kernel-search (paper D's H-KS: CoP* / BigMP* of Table 5), "
+            "local-search, heuristic, or none.", choices=(*WARM_STARTS, "none"))
 # Seconds per nonzero of the margin constraints to hand a Pyomo model to the solver (measured:
 # 35-50 us for SCIP's Pyomo interface on colorectal / lymphoma, machine under load): the
 # solver's own time limit starts only after this, so the budget must leave room for it.
@@ -60,8 +67,6 @@ def _solve_miqp(problem: FSLinearProblem, plan: SolverPlan, model: Any, method: 
     so that the big-M estimate and the model build count against the time limit)."""
     start = None
     if plan.warm_start and warm != "none":
-        if warm not in WARM_STARTS:
-            raise ValueError(f"warm={warm!r}: use one of {', '.join(WARM_STARTS)} or 'none'")
         start = _incumbent(problem, plan, warm)
         _set_start(model, problem, start)
     load = LOAD_S_PER_NNZ * problem.m * len(model.fs_data["K"])
@@ -97,8 +102,9 @@ def _heuristic_only(start: Result, method: str, plan: SolverPlan, load: float) -
 
 
 @register("fs-linear", "method", "bigm", paper="D", ref="eq. (6); warm start: Table 5")
-def bigm(problem: FSLinearProblem, plan: SolverPlan, *, M: float | None = None,
-         warm: str = "fast") -> Result:
+def bigm(problem: FSLinearProblem, plan: SolverPlan, *,
+         M: Annotated[float | None, BIG_M] = None,
+         warm: Annotated[str, WARM] = "fast") -> Result:
     """BigMP (6) by the plan's MIQP solver, started from a heuristic incumbent (``warm``).
 
     M defaults to sqrt(2 UB) from a top-B SVM (always valid, Remark 3.2). The solver's bound is
@@ -116,8 +122,9 @@ def bigm(problem: FSLinearProblem, plan: SolverPlan, *, M: float | None = None,
 
 
 @register("fs-linear", "method", "cop", paper="D", ref="eq. (7); CoP* of Table 5")
-def cop(problem: FSLinearProblem, plan: SolverPlan, *, cop_form: str = "bilinear",
-        warm: str = "fast") -> Result:
+def cop(problem: FSLinearProblem, plan: SolverPlan, *,
+        cop_form: Annotated[str, COP_FORM] = "bilinear",
+        warm: Annotated[str, WARM] = "fast") -> Result:
     """CoP (7) by the plan's solver, started from a heuristic incumbent (paper D's CoP*).
 
     ``cop_form="perspective"`` solves the same set as a MISOCP (see

@@ -7,12 +7,23 @@ from typing import Any
 
 import numpy as np
 
-from sparsekm.models.fs_linear import FSLinearProblem, sr_dlmp_model, support_result
+from sparsekm.declare import Annotated, Spec, with_
+from sparsekm.models.fs_linear import SR_FORMS, FSLinearProblem, sr_dlmp_model, support_result
+from sparsekm.models.fs_linear.specs import BIG_M
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination, relative_gap, solve
+from sparsekm.specs import GAP_TOL, MAX_ITER
 
 from .common import Search, dscop_ranking, finish, rank_features
 from .heuristic import run_strategy
+
+S_ADD = Spec("Features K+ (largest u~_j - u~_j^2 outside K) added to the kernel K per "
+             "iteration of the exact procedure (Algorithm 4).", ge=1, flag="--s")
+SR_FORM = Spec("Form of SR-DLMP(K) (21) on K: perspective (the rotated cone, exact for binary "
+               "u_j; M only a cut) or paper (the big-M rows of (21); M must be valid).",
+               choices=SR_FORMS)
+SR_ITERATIONS = with_(MAX_ITER, help="SR-DLMP(K) (21) iterations of Algorithm 4 at most "
+                      "(none: until the gap closes or the time limit).", ge=1)
 
 
 def solve_sr_dlmp(problem: FSLinearProblem, plan: SolverPlan, K: list[int], M: float | None,
@@ -46,8 +57,10 @@ def next_kernel(K: list[int], ut: np.ndarray, s: int, recent: list[set[int]],
 
 @register("fs-linear", "method", "exact", paper="D", ref="Algorithm 4")
 def exact(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search(),
-          s: int = 10, gap_tol: float = 1e-4, M: float | None = None,
-          sr_form: str = "perspective", max_iter: int | None = None) -> Result:
+          s: Annotated[int, S_ADD] = 10, gap_tol: Annotated[float, GAP_TOL] = 1e-4,
+          M: Annotated[float | None, BIG_M] = None,
+          sr_form: Annotated[str, SR_FORM] = "perspective",
+          max_iter: Annotated[int | None, SR_ITERATIONS] = None) -> Result:
     """Exact procedure: certified optimum of FS-SVM (2) by a sequence of SR-DLMP(K).
 
     1. DSCoP (13) -> u*, its bound is the initial LB; Algorithm 1/2 -> incumbent, UB and K (the
@@ -62,8 +75,6 @@ def exact(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search
     and M must be valid. M defaults to sqrt(2 UB), valid for any optimum. SR-DLMP([1:n]) is
     CoP itself, so the loop ends at the latest when K holds every feature.
     """
-    if s < 1:
-        raise ValueError(f"s={s} must be >= 1 (features added to K per iteration)")
     plan = plan.start()
     p, n = problem, problem.n
     s = min(int(s), n)

@@ -27,14 +27,34 @@ from dataclasses import replace
 
 import numpy as np
 
+from sparsekm.declare import Annotated, Spec
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.parallel import single_blas
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination
+from sparsekm.specs import SEED
 
-from .swap import SearchMemo, SwapOptions, swap_search
+from .swap import (
+    CANDIDATES,
+    MAX_EVALS,
+    SPLICE,
+    SVM,
+    SVM_TOL,
+    TRIES,
+    WEAKEST,
+    SearchMemo,
+    SwapOptions,
+    swap_search,
+)
 
-__all__ = ["fast", "fast_incumbent", "iterated_search"]
+__all__ = ["PERTURB", "POLISH", "RESTARTS", "fast", "fast_incumbent", "iterated_search"]
+
+RESTARTS = Spec("Perturbed restarts of the swap search from the best support (iterated local "
+                "search).", ge=0)
+PERTURB = Spec("Fraction of B swapped at a restart: ceil(perturb B) support features for "
+               "strong outside ones.", gt=0, le=1)
+POLISH = Spec("A last swap search from the best support that also tries the 1-swaps ranked by "
+              "their primal upper bound.")
 
 
 def _perturbed(problem: FSLinearProblem, best: Result, perturb: float,
@@ -58,11 +78,8 @@ def iterated_search(problem: FSLinearProblem, plan: SolverPlan | None = None,
                     polish: bool = True) -> Result:
     """The swap search from ``start`` (default: the top B of the full SVM), then ``restarts``
     perturbed restarts, then (``polish``) the search from the best support with the primal
-    ranked 1-swaps added (module docstring); the best support, its bound and counts."""
-    if restarts < 0:
-        raise ValueError(f"restarts={restarts} must be >= 0")
-    if not 0 < perturb <= 1:
-        raise ValueError(f"perturb={perturb} must be in (0, 1] (fraction of B swapped)")
+    ranked 1-swaps added (module docstring); the best support, its bound and counts.
+    ``restarts`` and ``perturb`` as declared for :func:`fast`."""
     p = problem
     plan = (plan or SolverPlan()).start()
     memo = SearchMemo()
@@ -123,10 +140,13 @@ def warm_up() -> None:
           paper="Zhu et al. (2020), PNAS 117:33117 (splicing); Ferris & Munson (2003)",
           ref="iterated swap search on FS-SVM (2), certified screening, native SVM (1)",
           warm_up=warm_up)
-def fast(problem: FSLinearProblem, plan: SolverPlan, *, candidates: int = 40,
-         splice: int = 5, restarts: int = 20, perturb: float = 0.25, seed: int = 0,
-         polish: bool = True, weakest: int = 3, tries: int = 20, tol: float = 1e-9,
-         max_evals: int = 100_000, svm: str = "auto") -> Result:
+def fast(problem: FSLinearProblem, plan: SolverPlan, *,
+         candidates: Annotated[int, CANDIDATES] = 40, splice: Annotated[int, SPLICE] = 5,
+         restarts: Annotated[int, RESTARTS] = 20, perturb: Annotated[float, PERTURB] = 0.25,
+         seed: Annotated[int, SEED] = 0, polish: Annotated[bool, POLISH] = True,
+         weakest: Annotated[int, WEAKEST] = 3, tries: Annotated[int, TRIES] = 20,
+         tol: Annotated[float, SVM_TOL] = 1e-9, max_evals: Annotated[int, MAX_EVALS] = 100_000,
+         svm: Annotated[str, SVM] = "auto") -> Result:
     """Native iterated swap search: top-B start from the full SVM, certified-screened 1-swaps
     and splicings, seeded perturbed restarts; each support by a native SVM (1) solve.
 

@@ -6,14 +6,20 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.declare import Annotated, with_
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.models.svm import solve_svm
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination
+from sparsekm.specs import TIME_LIMIT
 
 from .common import Search, dscop_ranking, finish
 from .kernel_search import kernel_search
 from .local_search import local_search
+
+TIGHTEN_TIME_LIMIT = with_(TIME_LIMIT, help="Seconds for the 2n tightening problems (19) of "
+                           "Proposition 4.1 (none: the time left); features not reached keep "
+                           "the valid bound sqrt(2 UB).")
 
 
 def run_strategy(problem: FSLinearProblem, plan: SolverPlan, search: Search,
@@ -28,7 +34,8 @@ def run_strategy(problem: FSLinearProblem, plan: SolverPlan, search: Search,
 
 @register("fs-linear", "method", "heuristic", paper="D", ref="Algorithm 3")
 def heuristic(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search(),
-              tighten_time_limit: float | None = None) -> Result:
+              tighten_time_limit: Annotated[float | None, TIGHTEN_TIME_LIMIT] = None
+              ) -> Result:
     """Heuristic procedure H-LS / H-KS: a strategy, then a second pass with a tightened big-M.
 
     1. DSCoP (13) -> u*, then Algorithm 1/2 (``search.strategy``) -> incumbent, UB;

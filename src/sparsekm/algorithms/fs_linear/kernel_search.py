@@ -5,18 +5,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
+from sparsekm.declare import Annotated
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
 
-from .common import Search, dscop_ranking, finish, rank_features, solve_restricted, top_b_incumbent
+from .common import dscop_ranking, finish, rank_features, solve_restricted, top_b_incumbent
+from .specs import COP_FORM, RANKING, RHO
 
 
 @register("fs-linear", "method", "kernel-search", paper="D", ref="Algorithm 2")
-def kernel_search(problem: FSLinearProblem, plan: SolverPlan, *, rho: int = 10,
-                  cop_form: str = "bilinear", ranking: np.ndarray | None = None) -> Result:
+def kernel_search(problem: FSLinearProblem, plan: SolverPlan, *,
+                  rho: Annotated[int, RHO] = 10,
+                  cop_form: Annotated[str, COP_FORM] = "bilinear",
+                  ranking: Annotated[Any, RANKING] = None) -> Result:
     """Kernel Search: CoP(K) (16) over a growing kernel of features, bucket by bucket.
 
     Features ranked by increasing u* of DSCoP (13) are split into buckets K_1..K_N of ``rho``
@@ -28,7 +30,6 @@ def kernel_search(problem: FSLinearProblem, plan: SolverPlan, *, rho: int = 10,
     An infeasible subproblem (normal, due to (17)/(18)) leaves the kernel unchanged. Each
     subproblem gets the plan's ``subproblem_time_limit`` (paper: 60 s); its incumbent is used.
     """
-    Search(rho=rho, cop_form=cop_form)  # validates
     plan = plan.start()
     n = problem.n
     rho = min(int(rho), n)

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Any
 
+from sparsekm.declare import Annotated
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination
 
-from .common import Search, dscop_ranking, finish, rank_features, solve_restricted, top_b_incumbent
+from .common import dscop_ranking, finish, rank_features, solve_restricted, top_b_incumbent
+from .specs import COP_FORM, K_EXCESS, RANKING
 
 
 @register("fs-linear", "method", "local-search", paper="D", ref="Algorithm 1")
-def local_search(problem: FSLinearProblem, plan: SolverPlan, *, k: int = 10,
-                 cop_form: str = "bilinear", ranking: np.ndarray | None = None) -> Result:
+def local_search(problem: FSLinearProblem, plan: SolverPlan, *,
+                 k: Annotated[int, K_EXCESS] = 10,
+                 cop_form: Annotated[str, COP_FORM] = "bilinear",
+                 ranking: Annotated[Any, RANKING] = None) -> Result:
     """Local Search: CoP(K) (16) on the k + B features of smallest DSCoP (13) u*.
 
     1. Solve DSCoP (13) (SOC form, Lemma 4.3) for u* (skipped when ``ranking`` is given:
@@ -24,7 +28,6 @@ def local_search(problem: FSLinearProblem, plan: SolverPlan, *, k: int = 10,
     On the time limit the incumbent of (16) (or the SVM on the B best-ranked features) is
     returned with termination ``time_limit``; the bound is DSCoP's when (13) was solved here.
     """
-    Search(k=k, cop_form=cop_form)  # validates
     plan = plan.start()
     bound, info = None, {}
     if ranking is None:

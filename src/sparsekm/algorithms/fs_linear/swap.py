@@ -35,51 +35,57 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sparsekm import declare
+from sparsekm.declare import Spec, with_
 from sparsekm.models.fs_linear import FSLinearProblem, point_result
 from sparsekm.parallel import single_blas
 from sparsekm.relaxations.fs_linear import perspective_bound
 from sparsekm.solvers import Result, SolverPlan, Termination
 from sparsekm.solvers.linear_svm import METHODS, LinearSVMFit, decide_below, solve_linear_svm
+from sparsekm.specs import TOL
 
 from .swap_scores import backward_sacrifices, removal_state, swap_values
 
-__all__ = ["SearchMemo", "SwapOptions", "checked_support", "full_svm_dual", "grow_support",
-           "swap_search"]
+__all__ = ["CANDIDATES", "MAX_EVALS", "MOVES", "MOVE_RULE", "SPLICE", "SVM", "SVM_TOL",
+           "TRIES", "WEAKEST", "SearchMemo", "SwapOptions", "checked_support", "full_svm_dual",
+           "grow_support", "swap_search"]
 
 REL_IMPROVE = 1e-9   # a move must lower the objective by this much (relative) to be taken
 MOVES = ("dual", "both", "primal")   # 1-swaps ranked by dual bounds, then primal, or reversed
 FULL_IPM_MAX_COLUMNS = 400   # the full SVM by the IPM up to this many (virtual) columns
+
+# the swap search's options, declared once (the ``fast`` method takes them flat)
+CANDIDATES = Spec("Outside features (largest dual correlation |X_j'(alpha y)|) tried per "
+                  "1-swap step of the swap search.", ge=1)
+SPLICE = Spec("Largest splicing: the k weakest support features out, the k strongest outside "
+              "in, k = 2..splice (abess-style).", ge=1)
+MOVE_RULE = Spec("Order of the 1-swaps: dual (by their certified dual bound), both (then also "
+                 "by their primal upper bound), or primal (that one first).", choices=MOVES)
+WEAKEST = Spec("Primal-ranked 1-swaps: support features (weakest by backward sacrifice) "
+               "considered for removal.", ge=1)
+TRIES = Spec("Primal-ranked 1-swaps: the best-ranked ones decided per step.", ge=1)
+SVM_TOL = with_(TOL, help="Relative duality gap to which each accepted support's SVM (1) is "
+                "solved.", lt=1e-2)
+MAX_EVALS = Spec("SVM (1) solves per swap search at most.", ge=1)
+SVM = Spec("Native SVM (1) solver of a support: auto (warm pair coordinate descent, then the "
+           "interior point when undecided), ipm or dcd.", choices=METHODS)
 
 
 @dataclass(frozen=True)
 class SwapOptions:
     """Options of the swap search (see the module docstring)."""
 
-    candidates: int = 40
-    splice: int = 5
-    moves: str = "dual"
-    weakest: int = 3
-    tries: int = 20
-    tol: float = 1e-9
-    max_evals: int = 100_000
-    svm: str = "auto"
+    candidates: int = declare.field(40, CANDIDATES)
+    splice: int = declare.field(5, SPLICE)
+    moves: str = declare.field("dual", MOVE_RULE)
+    weakest: int = declare.field(3, WEAKEST)
+    tries: int = declare.field(20, TRIES)
+    tol: float = declare.field(1e-9, SVM_TOL)
+    max_evals: int = declare.field(100_000, MAX_EVALS)
+    svm: str = declare.field("auto", SVM)
 
     def __post_init__(self) -> None:
-        if self.candidates < 1:
-            raise ValueError(f"candidates={self.candidates} must be >= 1 (outside features "
-                             "tried per swap step)")
-        if self.splice < 1:
-            raise ValueError(f"splice={self.splice} must be >= 1 (largest exchange size)")
-        if not 0 < self.tol < 1e-2:
-            raise ValueError(f"tol={self.tol} must be in (0, 0.01) (relative duality gap)")
-        if self.max_evals < 1:
-            raise ValueError(f"max_evals={self.max_evals} must be >= 1")
-        if self.moves not in MOVES:
-            raise ValueError(f"moves={self.moves!r}: use one of {', '.join(MOVES)}")
-        if self.weakest < 1 or self.tries < 1:
-            raise ValueError(f"weakest={self.weakest} and tries={self.tries} must be >= 1")
-        if self.svm not in METHODS:
-            raise ValueError(f"svm={self.svm!r}: use one of {', '.join(METHODS)}")
+        declare.check_fields(self)
 
 
 def full_svm_dual(problem: FSLinearProblem) -> np.ndarray:

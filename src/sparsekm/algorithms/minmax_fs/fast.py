@@ -21,16 +21,27 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.declare import Annotated, Spec, with_
 from sparsekm.models.minmax_fs import LowerLevel, MinMaxFSProblem, lower_level
 from sparsekm.models.minmax_fs.lower import ENGINES, SVM_ENGINE, SVM_TOL, penalty_gradient
+from sparsekm.models.minmax_fs.specs import GAMMA0
 from sparsekm.registry import register
 from sparsekm.solvers import SolverPlan, Termination
+from sparsekm.specs import MAX_ITER as SHARED_MAX_ITER
 
 from .common import finish
+from .specs import SVM_TOL as SVM_TOL_SPEC
+from .specs import TOL
 
 __all__ = ["fast", "minimize_value_function"]
 
 MAX_OUTER = 30      # outer (reweighting) steps for p < 1
+MAX_ITER = with_(SHARED_MAX_ITER, help="L-BFGS-B iterations per run (at most 12 runs, each "
+                 "restarted at gamma's new scale).", ge=1)
+ENGINE = Spec("SVM solver of each evaluation: smo (sparsekm's engine, warm-started from the "
+              "previous alpha) or libsvm (cold); --solver sets it too.", choices=ENGINES)
+EPS = Spec("Smoothing eps of the reweighted-l1 steps for p < 1, relative to max(gamma0): "
+           "the weights p (gamma_j + eps)^(p - 1).", gt=0)
 
 
 class _Stop(Exception):
@@ -134,9 +145,11 @@ def minimize_value_function(problem: MinMaxFSProblem, gamma0: np.ndarray, clock:
 
 @register("minmax-fs", "method", "fast", paper="E",
           ref="eq. (14) (value function + Danskin gradient, L-BFGS-B)", problem_class="NLP")
-def fast(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: Any = None,
-         tol: float = 1e-8, max_iter: int = 1000, svm_tol: float = SVM_TOL,
-         engine: str = SVM_ENGINE, eps: float = 1e-3) -> Any:
+def fast(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *,
+         gamma0: Annotated[float | None, GAMMA0] = None, tol: Annotated[float, TOL] = 1e-8,
+         max_iter: Annotated[int, MAX_ITER] = 1000,
+         svm_tol: Annotated[float, SVM_TOL_SPEC] = SVM_TOL,
+         engine: Annotated[str, ENGINE] = SVM_ENGINE, eps: Annotated[float, EPS] = 1e-3) -> Any:
     """Local optimum of (14) by L-BFGS-B on gamma, one SVM dual solve per evaluation.
 
     ``gamma0``: start (scalar -> every feature, as Algorithm 1's NO-FS start; None -> 1/n).

@@ -17,18 +17,27 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.declare import Annotated, Spec
 from sparsekm.models.minmax_fs import MinMaxFSProblem, check_model_size, lower_level
 from sparsekm.models.minmax_fs import single_level_model as pyomo_20
 from sparsekm.models.minmax_fs.nlp import single_level_nlp
+from sparsekm.models.minmax_fs.specs import BOX, GAMMA0, OBJECTIVE
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, solve
 
 from .common import finish
+from .specs import TOL
 
 __all__ = ["ipopt", "scip"]
 
 MODELS = ("callbacks", "pyomo")
+HESSIANS = ("auto", "exact", "lbfgs")
 IPOPT_MAX_ITER = 3000
+MODEL = Spec("How Ipopt gets (20): callbacks (exact vectorised numpy derivatives) or pyomo "
+             "(the declarative model; small data only).", choices=MODELS)
+HESSIAN = Spec("Hessian of (20) for Ipopt (callbacks only): exact, lbfgs (Ipopt's "
+               "limited-memory quasi-Newton) or auto (exact for at most 200 features).",
+               choices=HESSIANS)
 
 
 def _lower_gap(res: Result) -> Result:
@@ -61,9 +70,12 @@ def _gamma(problem: MinMaxFSProblem, res: Result, fallback: np.ndarray) -> np.nd
 
 @register("minmax-fs", "method", "ipopt", paper="E", ref="eq. (20), Algorithm 1 (Ipopt)",
           problem_class="NLP")
-def ipopt(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: Any = None,
-          model: str = "callbacks", objective: str = "printed", hessian: str = "auto",
-          box: bool = True, tol: float = 1e-8) -> Result:
+def ipopt(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *,
+          gamma0: Annotated[float | None, GAMMA0] = None,
+          model: Annotated[str, MODEL] = "callbacks",
+          objective: Annotated[str, OBJECTIVE] = "printed",
+          hessian: Annotated[str, HESSIAN] = "auto", box: Annotated[bool, BOX] = True,
+          tol: Annotated[float, TOL] = 1e-8) -> Result:
     """Local optimum of (20) by Ipopt, started at gamma0 and the duals (18) there.
 
     ``model``: "callbacks" (exact vectorised derivatives) or "pyomo" (the declarative model;
@@ -76,8 +88,6 @@ def ipopt(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: A
     if plan.solver not in (None, "ipopt", "cyipopt"):
         raise ValueError(f"method 'ipopt' runs Ipopt, not {plan.solver!r}; use method 'scip' "
                          "for other Pyomo NLP solvers")
-    if model not in MODELS:
-        raise ValueError(f"model={model!r}: choose one of {', '.join(MODELS)}")
     t0 = time.perf_counter()
     g0 = problem.start(gamma0)
     start = lower_level(problem, g0)              # Algorithm 1: (18) at gamma0
@@ -103,8 +113,10 @@ def ipopt(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: A
 
 @register("minmax-fs", "method", "scip", paper="E", ref="eq. (20) (global solver)",
           problem_class="NLP")
-def scip(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: Any = None,
-         objective: str = "reduced", box: bool = True) -> Result:
+def scip(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *,
+         gamma0: Annotated[float | None, GAMMA0] = None,
+         objective: Annotated[str, OBJECTIVE] = "reduced",
+         box: Annotated[bool, BOX] = True) -> Result:
     """(20) by SCIP (spatial branch and bound) on the Pyomo model, from gamma0 and (18) there.
 
     Global: with enough time it proves optimality; within a time limit it returns its

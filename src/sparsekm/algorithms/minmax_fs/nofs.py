@@ -12,20 +12,24 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from sparsekm.declare import Annotated
 from sparsekm.models.minmax_fs import MinMaxFSProblem, lower_level
 from sparsekm.models.minmax_fs.lower import SVM_TOL
+from sparsekm.models.minmax_fs.specs import GAMMA0
 from sparsekm.registry import register
 from sparsekm.solvers import SolverPlan, Termination
 
 from .common import finish
+from .specs import SVM_TOL as SVM_TOL_SPEC
 
 __all__ = ["nofs"]
 
 
 @register("minmax-fs", "method", "nofs", paper="E", ref="Section 4.3 (NO-FS: Algorithm 1's start)",
           problem_class="baseline")
-def nofs(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *, gamma0: Any = None,
-         svm_tol: float = SVM_TOL) -> Any:
+def nofs(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *,
+         gamma0: Annotated[float | None, GAMMA0] = None,
+         svm_tol: Annotated[float, SVM_TOL_SPEC] = SVM_TOL) -> Any:
     """No feature weighting: gamma_j = gamma0 for every j (the CV start), SVM (10) there."""
     del plan
     t0 = time.perf_counter()

@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 
+from sparsekm.declare import Annotated, ParamError, Spec
 from sparsekm.models.sklr.dual import dual_model, dual_objective
 from sparsekm.models.sklr.problem import SKLRProblem
 from sparsekm.registry import register
@@ -13,11 +14,14 @@ from sparsekm.solvers import Result, SolverPlan, solve
 
 __all__ = ["conic"]
 
+MAX_ROWS = Spec("Training rows m at most for the conic model of (22) (its m x m dense "
+                "quadratic form is too large for an interior-point method beyond).", ge=1)
+
 
 @register("sklr", "method", "conic", paper="C", ref="eq. (22) (exponential cone)",
           problem_class="EXP")
 def conic(problem: SKLRProblem, plan: SolverPlan | None = None, *,
-          max_rows: int = 2000) -> Result:
+          max_rows: Annotated[int, MAX_ROWS] = 2000) -> Result:
     """Solve (22) with a conic solver (``plan.solver``, default the configured EXP solver).
 
     ``objective`` is (22a) evaluated at the returned alpha (clipped to the box), ``bound``
@@ -28,8 +32,9 @@ def conic(problem: SKLRProblem, plan: SolverPlan | None = None, *,
     from sparsekm.solvers.smo import KernelSource, Logistic, dual_gradient, kkt_intercept
 
     if problem.m > max_rows:
-        raise ValueError(f"the conic model has an m x m = {problem.m}^2 dense quadratic form; "
-                         f"m > max_rows={max_rows}: use method smo2 (or raise max_rows)")
+        raise ParamError("max_rows", max_rows, f"the conic model has an m x m = "
+                         f"{problem.m}^2 dense quadratic form, m above max_rows: use method "
+                         f"smo2, or raise max_rows to {problem.m}")
     plan = (plan or SolverPlan()).start()
     t0 = time.perf_counter()
     res = solve(dual_model(problem), solver=plan.solver, time_limit=plan.clock.cap())

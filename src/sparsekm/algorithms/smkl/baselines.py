@@ -23,14 +23,24 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.declare import Annotated, ParamError, Spec, with_
 from sparsekm.models.smkl.problem import SMKLProblem
+from sparsekm.models.smkl.specs import MAX_ITER, TOL
 from sparsekm.models.smkl.subproblems import simplex_projection
 from sparsekm.registry import register
 from sparsekm.solvers import SolverPlan
+from sparsekm.specs import PENALTY, SEED
 
 from .result import method_result
 
 __all__ = ["average", "cka", "easymkl", "single"]
+
+LAM_EASY = Spec("EasyMKL's trade-off lambda in [0, 1] between the margin term and "
+                "||gamma||^2 (Aiolli & Donini 2015; paper B Section 2.2).", ge=0, le=1)
+FOLDS = Spec("Folds of single's stratified cross-validation (paper B Section 5: 10).", ge=2,
+             le=100)
+CS = with_(PENALTY, help="SVM penalties C tried by single's cross-validation, with every "
+           "kernel of the dictionary.")
 
 
 @register("smkl", "method", "average", paper="B", ref="Section 2.2 (AverageMKL)",
@@ -50,11 +60,11 @@ def _two_simplex_projection(v: np.ndarray, pos: np.ndarray) -> np.ndarray:
 
 @register("smkl", "method", "easymkl", paper="Aiolli & Donini 2015",
           ref="EasyMKL, paper B eqs. (5)-(6)", problem_class="baseline")
-def easymkl(problem: SMKLProblem, plan: SolverPlan | None = None, *, lam_easy: float = 0.1,
-            max_iter: int = 2000, tol: float = 1e-8) -> Any:
+def easymkl(problem: SMKLProblem, plan: SolverPlan | None = None, *,
+            lam_easy: Annotated[float, LAM_EASY] = 0.1,
+            max_iter: Annotated[int, MAX_ITER] = 2000,
+            tol: Annotated[float, TOL] = 1e-8) -> Any:
     """EasyMKL weights (margin / variance trade-off ``lam_easy`` in [0, 1])."""
-    if not 0.0 <= lam_easy <= 1.0:
-        raise ValueError(f"lam_easy={lam_easy} must lie in [0, 1]")
     t0 = time.perf_counter()
     y, K = problem.y, problem.K
     Ks = K.mean(axis=0)
@@ -121,8 +131,10 @@ def cka(problem: SMKLProblem, plan: SolverPlan | None = None) -> Any:
 
 @register("smkl", "method", "single", paper="B", ref="Section 5 (single-kernel SVC baseline)",
           problem_class="baseline")
-def single(problem: SMKLProblem, plan: SolverPlan | None = None, *, folds: int = 10,
-           Cs: tuple[float, ...] = (0.1, 1.0, 5.0, 10.0, 50.0, 100.0), seed: int = 0) -> Any:
+def single(problem: SMKLProblem, plan: SolverPlan | None = None, *,
+           folds: Annotated[int, FOLDS] = 10,
+           Cs: Annotated[tuple[float, ...], CS] = (0.1, 1.0, 5.0, 10.0, 50.0, 100.0),
+           seed: Annotated[int, SEED] = 0) -> Any:
     """One kernel of the dictionary and C chosen by stratified k-fold CV of an SVC."""
     from sklearn.model_selection import StratifiedKFold
     from sklearn.svm import SVC
@@ -131,6 +143,10 @@ def single(problem: SMKLProblem, plan: SolverPlan | None = None, *, folds: int =
 
     t0 = time.perf_counter()
     K, y = problem.K, problem.y
+    smallest = int(min((y > 0).sum(), (y < 0).sum()))
+    if folds > smallest:
+        raise ParamError("folds", folds, f"at most {smallest}, the training rows of the "
+                         "smaller class (each fold holds one of them at least)")
     skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     splits = list(skf.split(np.zeros(problem.m), y))
     scores = np.zeros((problem.q, len(Cs)))

@@ -21,19 +21,30 @@ B_node = {beta in the simplex, beta_I0 = 0, |supp(beta) minus I1| <= k0 - |I1|}.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from sparsekm.algorithms.tree import Outcome, SearchOptions, Start, TreeProblem, Work, run
+from sparsekm.algorithms.tree import (
+    Outcome,
+    RootContext,
+    Start,
+    TaskIncumbent,
+    TreeProblem,
+    Work,
+    node_plan,
+    search_tree,
+)
 from sparsekm.models.smkl.objective import evaluate
 from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.models.smkl.subproblems import lagrangian_bound
 from sparsekm.registry import register
 from sparsekm.relaxations.smkl.cutting_plane import kelley
-from sparsekm.solvers import SolverPlan, Termination
+from sparsekm.solvers import Result, SolverPlan, Termination
+from sparsekm.solvers.plan import Deadline
 
 from .abr import ABRStopping, abr_run, random_start
 from .result import method_result
@@ -82,12 +93,16 @@ def _leaf_support(problem: SMKLProblem, I0: tuple, I1: tuple) -> list[int] | Non
 
 
 class _Task:
-    """A task's pool, incumbent value and counters."""
+    """A task's pool, incumbent (:class:`~sparsekm.algorithms.tree.TaskIncumbent`) and
+    counters."""
 
     def __init__(self, tree: SMKLTree, shared: list, ub: float) -> None:
-        self.tree, self.pool, self.ub = tree, _Pool(shared), ub
-        self.solutions: list[tuple[float, tuple, dict]] = []
+        self.tree, self.pool, self.inc = tree, _Pool(shared), TaskIncumbent(ub)
         self.svm = 0
+
+    @property
+    def ub(self) -> float:
+        return self.inc.ub
 
     def absorb(self, run: dict[str, Any]) -> None:
         for e in run["evals"]:
@@ -97,11 +112,10 @@ class _Task:
 
     def offer(self, upper: float, beta: np.ndarray) -> None:
         if upper < self.ub:
-            self.ub = upper
-            self.solutions.append((upper, (), {"beta": np.asarray(beta, float)}))
+            self.inc.offer(upper, (), {"beta": np.asarray(beta, float)})
 
     def outcome(self, out: Outcome) -> Outcome:
-        out.solutions, out.shared = self.solutions, self.pool.new_entries()
+        out.solutions, out.shared = self.inc.solutions, self.pool.new_entries()
         out.stats["svm_solves"] = out.stats.get("svm_solves", 0) + self.svm
         return out
 
@@ -129,13 +143,20 @@ class SMKLTree(TreeProblem):
     node_abr_iter: int = 5
 
     name = "exact"
-    gap_floor = 1.0          # prune at UB - tol max(1, |UB|)
+    problem_name = "smkl"
+    sense = "min"
     node_solver = "libsvm"
     warm_up = staticmethod(_warm_up)
 
     @property
     def gap_tol(self) -> float:  # type: ignore[override]
         return self.tol
+
+    def leaf_tol(self, ub: float) -> float:
+        """Cutting planes' tolerance on a leaf (its rule is ``tol max(1, |upper|)``): a
+        quarter of the tree's relative tolerance, also when ``|UB| < 1``."""
+        scale = min(1.0, abs(ub)) if math.isfinite(ub) and ub != 0 else 1.0
+        return self.tol / 4 * scale
 
     def key(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         p = self.problem
@@ -149,7 +170,7 @@ class SMKLTree(TreeProblem):
         p = self.problem
         return f"smkl exact on m={p.m}, q={p.q} kernels, k0={p.k0}, lam={p.lam:g}"
 
-    def root(self, ctx: Any) -> Start:
+    def root(self, ctx: RootContext) -> Start:
         """Multistart ABR (Algorithm 1): the first incumbent and the pool's first entries."""
         p = self.problem
         task = _Task(self, [], np.inf)
@@ -157,12 +178,12 @@ class SMKLTree(TreeProblem):
         for _ in range(max(self.starts, 1)):
             task.absorb(abr_run(p, random_start(p.q, p.k0, rng), deadline=ctx.plan.clock))
         lb = task.pool.bound(p, (), ())[0]
-        out = task.outcome(Outcome())
+        out = task.outcome(Outcome(stats={"leaves_solved": 0}))
         return Start(nodes=[(lb, _node((), ()))], solutions=out.solutions,
                      shared=out.shared, stats=out.stats)
 
     def process(self, work: Work, node: dict[str, Any], bound: float, ub: float,
-                deadline: Any) -> Outcome:
+                deadline: Deadline) -> Outcome:
         """A leaf: (4) on its support by cutting planes; else node ABR, the pool bound, and
         branching on the free kernel with the largest weight in the bound's minimizer."""
         p, out = self.problem, Outcome()
@@ -172,7 +193,7 @@ class SMKLTree(TreeProblem):
         if S is not None:
             out.stats["leaves_solved"] = 1
             plan = replace(self.plan, deadline=deadline)
-            r = kelley(p, S=S, alphas=task.pool.top(p, S, 10), tol=self.tol / 4,
+            r = kelley(p, S=S, alphas=task.pool.top(p, S, 10), tol=self.leaf_tol(task.ub),
                        cutoff=self.cutoff(task.ub), plan=plan)
             for a, d in r["alphas"]:
                 task.pool.add(a, d)
@@ -183,7 +204,7 @@ class SMKLTree(TreeProblem):
             lb = max(bound, r["bound"])
             if r["termination"] in ("time_limit", "error") and r["bound"] < self.cutoff(task.ub):
                 out.children = [(lb, node)]
-                out.stop = "time_limit" if r["termination"] == "time_limit" else "error"
+                out.stop = Termination(r["termination"])
             else:
                 out.pruned = lb
             return task.outcome(out)
@@ -203,15 +224,10 @@ class SMKLTree(TreeProblem):
             out.children.append((clb, _node(c0, c1)))
         return task.outcome(out)
 
-    def finish(self, search: Any) -> Any:
-        inc = evaluate(self.problem, search.best["beta"])
-        term = {"time_limit": Termination.TIME_LIMIT, "error": Termination.ERROR,
-                "node_limit": Termination.ITERATION_LIMIT}.get(search.termination,
-                                                                Termination.CONVERGED)
-        res = method_result(self.problem, "exact", time.perf_counter(), evaluation=inc,
-                            bound=search.lower_bound(), termination=term, tol=self.tol,
-                            leaves_solved=int(search.stats.get("leaves_solved", 0)))
-        return res
+    def point(self, best: dict[str, Any], objective: float) -> Result:
+        """The incumbent beta evaluated: (4)'s certified value and the classifier."""
+        return method_result(self.problem, "exact", time.perf_counter(),
+                             evaluation=evaluate(self.problem, best["beta"]), tol=self.tol)
 
 
 @register("smkl", "method", "exact", paper="B", ref="Section 4.2 (branch-and-bound on z)",
@@ -226,11 +242,9 @@ def exact(problem: SMKLProblem, plan: SolverPlan | None = None, *, starts: int =
     (or the Dask ``scheduler``), ``batch`` nodes per batch, resumable from ``checkpoint``.
     """
     plan = plan or SolverPlan()
-    opts = SearchOptions(workers=workers, scheduler=scheduler, checkpoint=checkpoint,
-                         batch=batch)
-    tree = SMKLTree(problem, replace(plan, deadline=None, executor=None, verbose=False),
-                    starts, seed, tol, node_abr_iter)
-    return run(tree, plan, opts)
+    tree = SMKLTree(problem, node_plan(plan), starts, seed, tol, node_abr_iter)
+    return search_tree(tree, plan, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
+                       batch=batch)
 
 
 @register("smkl", "method", "enumerate", paper="B", ref="eq. (4), support by support",
@@ -244,7 +258,7 @@ def enumerate_supports(problem: SMKLProblem, plan: SolverPlan | None = None, *,
     for S in itertools.combinations(range(problem.q), problem.k0):
         # a support whose lower bound passes the best value so far cannot win: stop it there
         # (its bound >= cutoff keeps min(bound) valid within tol)
-        cutoff = np.inf if best is None else best[0] - tol * max(1.0, abs(best[0]))
+        cutoff = np.inf if best is None else best[0] - tol * abs(best[0])
         r = kelley(problem, S=list(S), tol=tol, max_iter=300, cutoff=cutoff, plan=plan)
         rows.append({"support": list(S), "upper": r["upper"], "bound": r["bound"]})
         bound = min(bound, r["bound"])

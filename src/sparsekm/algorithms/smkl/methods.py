@@ -14,18 +14,28 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.declare import Annotated, ParamError, Spec
 from sparsekm.models.smkl.objective import evaluate
 from sparsekm.models.smkl.problem import SMKLProblem
+from sparsekm.models.smkl.specs import MAX_ITER, TOL
 from sparsekm.registry import register
 from sparsekm.solvers import SolverPlan, Termination
+from sparsekm.specs import SEED
 
 from .abr import ABRStopping, abr_run, random_start, sparse_start
 from .result import method_result
+from .specs import INIT, INITS, STARTS
 
 __all__ = ["abr", "initial_betas"]
 
 CERTIFIED_GAP = 1e-4  # later starts are skipped once a certified bound is this close
-STARTS = ("ranking", "random")  # besides a registered relaxation's name
+PATIENCE = Spec("M of Algorithm 1: stop after this many consecutive iterations improving (4) "
+                "by less than tol.", ge=1)
+MONOTONE = Spec("Reject a best-response step that increases (4) (backtracking instead); "
+                "false: Algorithm 1 as printed.")
+FACES = Spec("Local search over supports when a best response does not decrease (4) "
+             "(monotone only); false: the paper's Algorithm 1.")
+
 
 def ranked_kernels(problem: SMKLProblem) -> tuple[np.ndarray, list]:
     """Kernels by increasing (4) at beta = e_i (ties by index) and their Evaluations (q SVMs)."""
@@ -50,11 +60,6 @@ def initial_betas(problem: SMKLProblem, plan: SolverPlan, init: str, starts: int
     -- its k0 largest weights (renormalised). Random starts fill up to ``starts``."""
     from sparsekm import registry
 
-    if init not in STARTS and init not in registry.names("smkl", "relaxation"):
-        raise ValueError(f"init={init!r}: choose ranking, random or a relaxation: "
-                         f"{', '.join(registry.names('smkl', 'relaxation'))}")
-    if int(starts) < 1:
-        raise ValueError(f"starts={starts} (CLI: --starts): give at least one start (>= 1)")
     rng = np.random.default_rng(seed)
     info: dict[str, Any] = {}
     betas = []
@@ -63,12 +68,12 @@ def initial_betas(problem: SMKLProblem, plan: SolverPlan, init: str, starts: int
         betas = [np.eye(problem.q)[i] for i in order[:max(starts, 1)]]
         info = {"ranking": [int(i) for i in order],
                 "single_values": [evals[i].upper for i in range(problem.q)]}
-    elif init != "random":
+    elif init not in INITS:
         relax = registry.get("smkl", "relaxation", init)(problem, plan)
         beta = relax.values.get("beta")
         if beta is None:
-            raise ValueError(f"relaxation {init} returned no point ({relax.message}); use "
-                             "--init random")
+            raise ParamError("init", init, f"relaxation {init} returned no point "
+                             f"({relax.message}); use init random or ranking")
         betas.append(sparse_start(beta, problem.k0))
         info = {"init_bound": relax.bound, "init_relaxation_value": relax.objective,
                 "init_time_s": relax.time_s}
@@ -91,9 +96,12 @@ def _run_one(problem: SMKLProblem, beta0: np.ndarray, opts: dict[str, Any]) -> d
 
 
 @register("smkl", "method", "abr", paper="B", ref="Algorithm 1", problem_class="heuristic")
-def abr(problem: SMKLProblem, plan: SolverPlan | None = None, *, init: str = "ranking",
-        starts: int = 3, seed: int = 0, max_iter: int = 50, tol: float = 1e-4,
-        patience: int = 3, monotone: bool = True, faces: bool = True) -> Any:
+def abr(problem: SMKLProblem, plan: SolverPlan | None = None, *,
+        init: Annotated[str, INIT] = "ranking", starts: Annotated[int, STARTS] = 3,
+        seed: Annotated[int, SEED] = 0, max_iter: Annotated[int, MAX_ITER] = 50,
+        tol: Annotated[float, TOL] = 1e-4, patience: Annotated[int, PATIENCE] = 3,
+        monotone: Annotated[bool, MONOTONE] = True,
+        faces: Annotated[bool, FACES] = True) -> Any:
     """Alternating best response (Algorithm 1) with GSSP; the best of ``starts`` runs.
 
     ``init``: ``ranking`` (the ``starts`` best single kernels), ``random`` (Section 3.3) or a
@@ -101,8 +109,6 @@ def abr(problem: SMKLProblem, plan: SolverPlan | None = None, *, init: str = "ra
     ``max_iter``: epsilon, M, T of Algorithm 1; ``monotone``: reject steps that increase (4);
     ``faces``: local search over supports when a best response does not decrease (4).
     """
-    if starts < 1:
-        raise ValueError(f"starts={starts}: give at least 1")
     plan = (plan or SolverPlan()).start()
     t0 = time.perf_counter()
     if init == "ranking" and problem.k0 == 1:

@@ -4,6 +4,11 @@ A task is :func:`run_task`: the worker looks its problem up by fingerprint in a 
 cache (:data:`_WORK`); the problem object travels only with the first task a worker gets for it,
 and the shared log only as the entries that worker has not seen yet (:class:`Slots` keeps
 count). Nothing is shipped per node but the node itself.
+
+Workers that are still starting take no task (:meth:`~sparsekm.worker_pool.WorkerPool.
+ready_slots`); while *no* worker is ready, tasks run in this process, in an extra slot
+(:attr:`Slots.local`), so a search never waits for start-up. Every task depends only on its
+arguments, so where it runs changes nothing but the time.
 """
 
 from __future__ import annotations
@@ -11,11 +16,12 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from sparsekm.solvers.plan import Deadline
+from sparsekm.worker_pool import Done, run_inline
 
 from .protocol import Data, Outcome, TreeProblem, Work
 
@@ -72,22 +78,45 @@ def forget(fp: str) -> None:
             del _WORK[key]
 
 
+def _timeout(seconds: float) -> float | None:
+    return None if math.isinf(seconds) else max(seconds, 0.0)
+
+
 class Slots:
     """What each slot of a pool holds of one search (the problem, sent once; the root state,
-    once; how much of the shared log) and which slots are idle."""
+    once; how much of the shared log), which slots are busy, and the in-process slot
+    :attr:`local` used while no worker is ready."""
 
     def __init__(self, pool: Any, problem: TreeProblem, fp: str) -> None:
         self.pool, self.problem, self.fp = pool, problem, fp
-        self.installed = [False] * pool.size
-        self.rooted = [False] * pool.size
-        self.version = [0] * pool.size
-        self.idle = list(range(pool.size))
+        self.local = pool.size
+        n = pool.size + 1
+        self.installed = [False] * n
+        self.rooted = [False] * n
+        self.version = [0] * n
+        self.busy: set[int] = set()
+        self.stale: set[int] = set()    # running tasks whose results nobody waits for
         self.root: tuple[Data, dict[str, Any]] | None = None
+        self.local_seconds = 0.0
+        self._done: deque[Done] = deque()
+
+    @property
+    def size(self) -> int:
+        return self.pool.size
+
+    def idle(self) -> list[int]:
+        """The slots free for a task now: the ready workers not busy, or the in-process slot
+        while no worker is ready."""
+        ready = self.pool.ready_slots()
+        if not ready:
+            return [] if self.local in self.busy else [self.local]
+        busy = self.busy | self.pool.busy_slots()
+        return [s for s in ready if s not in busy]
 
     def set_root(self, arrays: Data, info: dict[str, Any]) -> None:
         """The root phase's state, sent to each worker with its next task."""
         self.root = (arrays, info)
-        self.rooted = [False] * self.pool.size
+        self.rooted = [False] * len(self.rooted)
 
     def submit(self, slot: int, op: str, args: tuple, version: int, shared: list[Data],
                remaining: float) -> None:
@@ -95,32 +124,63 @@ class Slots:
         sync = Sync(None if self.installed[slot] else self.problem,
                     None if self.rooted[slot] else self.root,
                     shared[self.version[slot]:version])
-        self.pool.submit(slot, run_task, self.fp, slot, sync, op, args, remaining)
+        if slot == self.local:
+            t = time.perf_counter()
+            self._done.append(run_inline(slot, run_task, self.fp, slot, sync, op, args,
+                                         remaining))
+            self.local_seconds += time.perf_counter() - t
+        else:
+            self.pool.submit(slot, run_task, self.fp, slot, sync, op, args, remaining)
+        self.busy.add(slot)
         self.installed[slot] = True
         self.rooted[slot] = self.root is not None
         self.version[slot] = version
 
-    def map(self, op: str, items: list[Any], remaining: float) -> list[Any]:
+    def wait(self, timeout: float | None) -> list[Done]:
+        """Finished tasks (blocks up to ``timeout`` for one, or for a worker to become
+        ready); results of abandoned (stale) tasks are dropped."""
+        got: list[Done] = list(self._done)
+        self._done.clear()
+        got += self.pool.wait(0.0 if got else timeout)
+        out = []
+        for slot, ok, val in got:
+            self.busy.discard(slot)
+            if slot in self.stale:
+                self.stale.discard(slot)
+                continue
+            out.append((slot, ok, val))
+        return out
+
+    def abandon(self, slots: set[int]) -> None:
+        """Stop waiting for the tasks running on ``slots`` (their results will be dropped)."""
+        self.stale |= slots & self.busy
+
+    def map(self, op: str, items: list[Any], deadline: Deadline) -> list[Any]:
         """``[problem.<op>(work, item, deadline) for item in items]`` on the idle workers, in
-        order (for a root phase: no node is in flight)."""
+        order (for a root phase: no node is in flight). At the deadline the items not done
+        are None (their tasks are abandoned)."""
         results: list[Any] = [None] * len(items)
         todo = list(enumerate(items))[::-1]
         owner: dict[int, int] = {}
         error = None
         while todo or owner:
-            while self.idle and todo and error is None:
-                slot = self.idle.pop(0)
+            if deadline.expired():
+                self.abandon(set(owner))
+                break
+            free = self.idle() if error is None else []
+            while free and todo:
+                slot = free.pop(0)
                 i, item = todo.pop()
                 owner[slot] = i
-                self.submit(slot, op, (item,), self.version[slot], [], remaining)
-            for slot, ok, val in self.pool.wait(None):
-                self.idle.append(slot)
+                self.submit(slot, op, (item,), self.version[slot], [], deadline.remaining())
+                if slot == self.local:
+                    break
+            for slot, ok, val in self.wait(_timeout(deadline.remaining())):
                 i = owner.pop(slot)
                 if ok:
                     results[i] = val
                 elif error is None:
                     error = val
-            self.idle.sort()
             if error is not None and not owner:
                 cause = getattr(error, "__cause__", None)
                 raise cause if isinstance(cause, Exception) else error

@@ -2,8 +2,10 @@
 
 As in PEBBL and UG (ParaSCIP / FiberSCIP), the serial search logic of a problem (its root,
 how to bound and branch a node, its heuristics) is kept apart from the engine that owns the
-best-first queue, the incumbent, the limits, the log, the checkpoint and the workers. The engine
-*minimises*: a maximisation problem (paper A's margin sense) hands it negated values.
+best-first queue, the incumbent, the limits, the log, the checkpoint, the workers and the
+final :class:`~sparsekm.solvers.Result` (bound, gap, tolerance, termination). The engine
+*minimises*: a maximisation problem (paper A's margin sense, ``sense = "max"``) hands it
+negated values, and the engine turns them back.
 
 Everything that crosses a process boundary or goes into a checkpoint is plain data: a node, a
 solution and a shared entry are ``dict[str, numpy array]`` (scalars as 0-d arrays).
@@ -15,13 +17,42 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-__all__ = ["Data", "Outcome", "Start", "TreeProblem", "Work", "fingerprint"]
+from sparsekm.solvers import Termination
+
+if TYPE_CHECKING:
+    from sparsekm.solvers import Result
+    from sparsekm.solvers.plan import Deadline
+
+    from .root import RootContext
+
+__all__ = ["Data", "Outcome", "Solution", "Start", "TaskIncumbent", "TreeProblem", "Work",
+           "array_digests", "fingerprint", "jsonable"]
 
 Data = dict[str, Any]       # name -> numpy array (or None); plain data only
+Solution = tuple[float, tuple, Data]   # (engine value, tie key, solution data)
+
+
+@dataclass
+class TaskIncumbent:
+    """The incumbent of one task (a node, or the root phase), in the engine's (minimised)
+    values: it starts at the search's ``ub`` as of the task's release, takes every point at
+    least as good (ties too: the driver breaks them by key) and collects them in
+    ``solutions`` for the driver, which merges them in release order."""
+
+    ub: float = math.inf
+    solutions: list[Solution] = field(default_factory=list)
+
+    def offer(self, value: float, key: tuple, data: Data) -> bool:
+        """Take ``(value, key, data)`` when ``value <= ub``; True when taken."""
+        if value <= self.ub:
+            self.ub = float(value)
+            self.solutions.append((float(value), tuple(key), data))
+            return True
+        return False
 
 
 @dataclass
@@ -33,15 +64,16 @@ class Outcome:
     feasible points met; ``pruned``: the least bound of the parts of the node dropped inside
     the task (fixings, children past the cutoff, a node past the cutoff); ``shared``: entries
     for the run's shared log (every worker sees them from the next batch on); ``stats``:
-    counters to add up; ``stop``: "time_limit" or "error" to end the search after this node.
+    counters to add up; ``stop``: a :class:`Termination` (``TIME_LIMIT`` or ``ERROR``) that
+    ends the search after this node.
     """
 
     children: list[tuple[float, Data]] = field(default_factory=list)
-    solutions: list[tuple[float, tuple, Data]] = field(default_factory=list)
+    solutions: list[Solution] = field(default_factory=list)
     pruned: float = math.inf
     shared: list[Data] = field(default_factory=list)
     stats: dict[str, float] = field(default_factory=dict)
-    stop: str | None = None
+    stop: Termination | None = None
     seconds: float = 0.0
     cpu: float = 0.0
 
@@ -50,10 +82,10 @@ class Outcome:
 class Start:
     """The root phase's result: the first open nodes, incumbents, shared entries, counters,
     and what the problem must keep to resume (``arrays`` for :meth:`TreeProblem.restore`,
-    ``info`` JSON scalars reported in the result)."""
+    ``info`` JSON scalars reported in the result's ``extra``)."""
 
     nodes: list[tuple[float, Data]] = field(default_factory=list)
-    solutions: list[tuple[float, tuple, Data]] = field(default_factory=list)
+    solutions: list[Solution] = field(default_factory=list)
     shared: list[Data] = field(default_factory=list)
     stats: dict[str, float] = field(default_factory=dict)
     arrays: Data = field(default_factory=dict)
@@ -71,40 +103,49 @@ class Work:
 
 
 class TreeProblem:
-    """Base class of a problem's side of the tree search.
+    """Base class of a problem's side of the tree search: it states its side only.
 
-    Subclasses set ``name`` and implement :meth:`key`, :meth:`root`, :meth:`process` and
-    :meth:`finish`; optionally ``gap_tol`` / ``gap_floor`` (prune a node whose bound reaches
-    ``UB - gap_tol * max(|UB|, gap_floor)``), :meth:`new_cache` (per-worker caches),
-    :meth:`restore` (root state on resume) and ``node_solver`` (named in the result).
-    The instance is pickled once per worker: keep caches out of it (in :meth:`new_cache`).
+    Class attributes: ``name`` (the method), ``problem_name`` (the problem, e.g.
+    ``"fs-linear"``), ``sense`` (``"min"``, or ``"max"`` when the engine gets negated values),
+    ``gap_tol`` (a node whose bound reaches ``UB - gap_tol |UB|`` is pruned; the result's
+    tolerance, so a closed tree is ``optimal``), ``node_solver`` (named in the result),
+    ``warm_up`` (a module-level function a fresh worker runs first).
+
+    Hooks: :meth:`key`, :meth:`describe`, :meth:`root`, :meth:`process` and :meth:`point`;
+    optionally :meth:`new_cache` (per-worker caches) and :meth:`restore` (root state on
+    resume). The engine builds the result around :meth:`point`: the certified bound on the
+    problem's side, the gap tolerance, the termination and the counters. The instance is
+    pickled once per worker: keep caches out of it (in :meth:`new_cache`).
     """
 
     name = "tree"
-    warm_up: Any = None     # a module-level function a fresh worker runs first (or None)
+    problem_name = ""
+    sense = "min"
+    warm_up: Any = None
     gap_tol: float = 1e-4
-    gap_floor: float = 0.0
     node_solver: str | None = None
 
     def cutoff(self, ub: float) -> float:
-        """A node whose bound is at least this cannot improve the incumbent ``ub`` by the
-        tolerance."""
+        """A node whose bound is at least this cannot improve the incumbent ``ub`` by more
+        than the relative tolerance: ``ub - gap_tol |ub|`` (no absolute floor)."""
         if not math.isfinite(ub):
             return math.inf
-        return ub - self.gap_tol * max(abs(ub), self.gap_floor)
+        return ub - self.gap_tol * abs(ub)
 
     def key(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """(data arrays, parameters) that define the tree: hashed into the checkpoint's
-        fingerprint, so a checkpoint of other data or parameters is refused."""
+        fingerprint and stored in its meta, so a checkpoint of other data or parameters is
+        refused with the parameters that differ."""
         raise NotImplementedError
 
     def describe(self) -> str:
         """One line naming the problem (for messages)."""
         return self.name
 
-    def root(self, ctx: Any) -> Start:
+    def root(self, ctx: RootContext) -> Start:
         """The root phase, in the driver: first incumbents and open nodes. ``ctx`` has the
-        plan (``ctx.plan``) and the executor (``ctx.executor``) a sub-search may reuse."""
+        started plan (``ctx.plan``), the executor a sub-search may reuse (``ctx.executor``)
+        and :meth:`~.root.RootContext.map` / :meth:`~.root.RootContext.stage`."""
         raise NotImplementedError
 
     def restore(self, arrays: Data, info: dict[str, Any]) -> None:
@@ -116,16 +157,33 @@ class TreeProblem:
         return None
 
     def process(self, work: Work, node: Data, bound: float, ub: float,
-                deadline: Any) -> Outcome:
+                deadline: Deadline) -> Outcome:
         """Bound and branch ``node`` (inherited bound ``bound``) with incumbent value ``ub``
         as of the batch: runs on a worker, must depend only on its arguments and
         ``work.shared`` (caches may only save time), so the run is deterministic."""
         raise NotImplementedError
 
-    def finish(self, search: Any) -> Any:
-        """The method's :class:`~sparsekm.solvers.Result` from the finished search
-        (``search.best``, ``search.lower_bound()``, ``search.termination``, ...)."""
+    def point(self, best: Data, objective: float) -> Result:
+        """The incumbent ``best`` (a solution's data, of value ``objective`` in the
+        problem's own sense) as a :class:`~sparsekm.solvers.Result` holding the point:
+        objective, ``selected``, ``values``. The engine adds the rest."""
         raise NotImplementedError
+
+
+def jsonable(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` as they read back from JSON (tuples as lists, other objects as text)."""
+    return json.loads(json.dumps(params, sort_keys=True, default=str))
+
+
+def array_digests(arrays: dict[str, np.ndarray]) -> dict[str, str]:
+    """SHA-256 of each data array (dtype, shape and bytes)."""
+    out = {}
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h = hashlib.sha256(f"{a.dtype.str}:{a.shape}".encode())
+        h.update(a.tobytes())
+        out[name] = h.hexdigest()
+    return out
 
 
 def fingerprint(problem: TreeProblem) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from sparsekm import declare
+from sparsekm.declare import ParamError
 from sparsekm.kernels import KernelSpec, mask_from_indices
 from sparsekm.registry import register_problem
 from sparsekm.specs import COEF0, DEGREE, GAMMA, PENALTY
@@ -95,8 +96,8 @@ class FSKernelProblem(Problem):
         b = np.asarray(beta)
         b = b.astype(bool) if b.dtype != bool else b
         if b.shape != (self.n,) or int(b.sum()) != self.B:
-            raise ValueError(f"beta_in must be a mask of length n={self.n} with B={self.B} "
-                             f"ones, got shape {b.shape} with {int(b.sum())} ones")
+            raise ParamError("beta_in", f"shape {b.shape} with {int(b.sum())} ones",
+                             f"give a mask of length n={self.n} with B={self.B} ones")
         return b.copy()
 
 

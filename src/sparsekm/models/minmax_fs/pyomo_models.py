@@ -26,10 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.declare import Annotated
 from sparsekm.registry import register
 from sparsekm.solvers import ProblemClass, declare_class
 
 from .problem import MinMaxFSProblem, check_gamma
+from .specs import BOX, GAMMA, GAMMA0, OBJECTIVE, OBJECTIVES, START
 
 __all__ = ["MODEL_TERM_LIMIT", "check_model_size", "epigraph_model", "kernel_terms",
            "lower_dual_model", "minmax_model", "single_level_model"]
@@ -141,9 +143,6 @@ def _quad(mdl: Any, problem: MinMaxFSProblem, K: Any) -> Any:
     return diag + off
 
 
-OBJECTIVES = ("printed", "reduced")
-
-
 def _wolfe_terms(mdl: Any, problem: MinMaxFSProblem, K: Any,
                  objective: str = "printed") -> tuple[Any, Any]:
     """(18a) and the rows of (18b) as expressions in the model's variables.
@@ -177,7 +176,7 @@ def _wolfe_terms(mdl: Any, problem: MinMaxFSProblem, K: Any,
 
 @register("minmax-fs", "formulation", "minmax", paper="E", ref="eq. (14)",
           problem_class="QP")
-def minmax_model(problem: MinMaxFSProblem, *, gamma: Any = None) -> Any:
+def minmax_model(problem: MinMaxFSProblem, *, gamma: Annotated[Any, GAMMA] = None) -> Any:
     """(14) at a fixed gamma: max over alpha of C2||gamma||_p^p + (1-C2)(e'a - 1/2 a'G a).
 
     A concave QP in alpha (maximized); its optimal value is the objective of (14) at gamma.
@@ -202,8 +201,10 @@ def minmax_model(problem: MinMaxFSProblem, *, gamma: Any = None) -> Any:
 
 @register("minmax-fs", "formulation", "lower-dual", paper="E", ref="eq. (18)",
           problem_class="NLP")
-def lower_dual_model(problem: MinMaxFSProblem, *, gamma: Any = None, box: bool = True,
-                     start: dict | None = None, objective: str = "printed") -> Any:
+def lower_dual_model(problem: MinMaxFSProblem, *, gamma: Annotated[Any, GAMMA] = None,
+                     box: Annotated[bool, BOX] = True,
+                     start: Annotated[dict | None, START] = None,
+                     objective: Annotated[str, OBJECTIVE] = "printed") -> Any:
     """(18) at a fixed gamma: the dual of the lower level (12), optimal value V(gamma).
 
     Bilinear in (alpha, nu, lambda) as printed (class NLP); ``box`` adds 0 <= alpha <= C;
@@ -245,16 +246,19 @@ def _single_level(problem: MinMaxFSProblem, gamma0: Any, box: bool, start: dict 
 
 @register("minmax-fs", "formulation", "epigraph", paper="E", ref="eq. (15), (19)",
           problem_class="NLP")
-def epigraph_model(problem: MinMaxFSProblem, *, gamma0: Any = None, box: bool = True,
-                   start: dict | None = None, objective: str = "printed") -> Any:
+def epigraph_model(problem: MinMaxFSProblem, *, gamma0: Annotated[Any, GAMMA0] = None,
+                   box: Annotated[bool, BOX] = True, start: Annotated[dict | None, START] = None,
+                   objective: Annotated[str, OBJECTIVE] = "printed") -> Any:
     """The epigraph (15) with the lower level replaced by its dual (18): model (19)."""
     return _single_level(problem, gamma0, box, start, True, objective)
 
 
 @register("minmax-fs", "formulation", "single-level", paper="E", ref="eq. (20)",
           problem_class="NLP")
-def single_level_model(problem: MinMaxFSProblem, *, gamma0: Any = None, box: bool = True,
-                       start: dict | None = None, objective: str = "printed") -> Any:
+def single_level_model(problem: MinMaxFSProblem, *, gamma0: Annotated[Any, GAMMA0] = None,
+                       box: Annotated[bool, BOX] = True,
+                       start: Annotated[dict | None, START] = None,
+                       objective: Annotated[str, OBJECTIVE] = "printed") -> Any:
     """The single-level reformulation (20) (with the redundant (20d) when ``box``).
 
     ``start`` holds initial values (``alpha``, ``nu``, ``lambda0``, ``lambdaC``), e.g. from

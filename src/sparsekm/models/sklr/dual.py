@@ -15,12 +15,16 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.declare import Annotated, ParamError, Spec
 from sparsekm.registry import register
 from sparsekm.solvers import ProblemClass, declare_class
 
 from .problem import SKLRProblem
 
 __all__ = ["dual_model", "dual_objective", "entropy_term"]
+
+GAMMA_BOUND = Spec("The auxiliary bound gamma of (22c) for this model, instead of the "
+                   "problem's (none); 0 gives the unbounded dual (18) of Lemma 1.", ge=0, lt=1)
 
 
 def entropy_term(alpha: np.ndarray, C: float) -> float:
@@ -40,7 +44,8 @@ def dual_objective(problem: SKLRProblem, alpha: Any, K: np.ndarray | None = None
 
 
 @register("sklr", "formulation", "dual", paper="C", ref="eq. (22)", problem_class="EXP")
-def dual_model(problem: SKLRProblem, *, gamma_bound: float | None = None) -> Any:
+def dual_model(problem: SKLRProblem, *,
+               gamma_bound: Annotated[float | None, GAMMA_BOUND] = None) -> Any:
     """Paper C eq. (22): the bounded regularised KLR dual as a CVXPY exponential-cone program.
 
     ``gamma_bound`` overrides the problem's auxiliary bound (0 gives the dual (18)).
@@ -49,6 +54,9 @@ def dual_model(problem: SKLRProblem, *, gamma_bound: float | None = None) -> Any
 
     g = problem.gamma_bound if gamma_bound is None else float(gamma_bound)
     C, y = problem.C, problem.y
+    if not 2 * g < C:
+        raise ParamError("gamma_bound", gamma_bound, f"must be < C/2 = {C / 2:g} (box "
+                         "[gamma, C - gamma] of eq. (22c))")
     Q = (y[:, None] * y[None, :]) * problem.K
     a = cp.Variable(problem.m, name="alpha")
     entropy = -C * cp.sum(cp.entr(a / C) + cp.entr(1 - a / C))

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from sparsekm.data.checks import check_labels
+from sparsekm.declare import Annotated, Spec
 from sparsekm.registry import register
 from sparsekm.solvers import ProblemClass, declare_class
 
@@ -19,9 +20,15 @@ from ..problem import check_positive
 
 __all__ = ["svm_dual_model", "svm_dual_problem"]
 
+FORMS = ("factored", "dense")
+FORM = Spec("Quadratic term of eq. (3): factored (1/2 ||v||^2 with v = G'a, K = LL', "
+            "G = diag(y) L: separable, what SCIP solves) or dense (the m(m+1)/2 terms as "
+            "printed).", choices=FORMS)
+
 
 @register("svm", "formulation", "dual", paper="A", ref="eq. (3)", problem_class="QP")
-def svm_dual_model(K: np.ndarray, y: np.ndarray, C: float, form: str = "factored") -> Any:
+def svm_dual_model(K: np.ndarray, y: np.ndarray, C: float, *,
+                   form: Annotated[str, FORM] = "factored") -> Any:
     """Paper A eq. (3): min 1/2 a'Qa - 1'a  s.t. y'a = 0, 0 <= a <= C (Pyomo).
 
     ``form="factored"`` (default) writes Q = G G' with G = diag(y) L, K = L L' from the
@@ -37,7 +44,7 @@ def svm_dual_model(K: np.ndarray, y: np.ndarray, C: float, form: str = "factored
     m = K.shape[0]
     y = check_labels(y, m)
     check_positive("C", C)
-    if form not in ("factored", "dense"):
+    if form not in FORMS:
         raise ValueError(f"form={form!r}: choose 'factored' or 'dense'")
     mdl = pyo.ConcreteModel(name=f"SVM dual (paper A eq. 3, {form})")
     mdl.I = pyo.RangeSet(0, m - 1)

@@ -16,10 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.declare import Annotated, Spec
 from sparsekm.registry import register
 from sparsekm.solvers import ConicQP, SolveFailedError, solve
 
 __all__ = ["margin_block", "solve_svm", "svm_objective", "svm_primal_model", "svm_qp"]
+
+L1 = Spec("Weight of the l1 term sum_j |w_j| of EN-SVM (paper D Section 5.4); 0: the SVM "
+          "(1).", ge=0, le=1e8)
 
 
 def svm_objective(X: np.ndarray, y: np.ndarray, C: float, w: np.ndarray, b: float) -> float:
@@ -51,7 +55,8 @@ def margin_block(model: Any, X: np.ndarray, y: np.ndarray, K: Sequence[int]) -> 
 
 
 @register("svm", "formulation", "primal", paper="D", ref="eq. (1)", problem_class="QP")
-def svm_primal_model(X: Any, y: Any, C: float, l1: float = 0.0) -> Any:
+def svm_primal_model(X: Any, y: Any, C: float, *,
+                     l1: Annotated[float, L1] = 0.0) -> Any:
     """Pyomo model of the SVM (1), or of EN-SVM (paper D, Section 5.4) when ``l1 > 0``.
 
     min 1/2||w||^2 + C sum xi (+ l1 sum t), (w, b, xi) in Xi (3), -t <= w <= t.

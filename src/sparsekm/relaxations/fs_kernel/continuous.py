@@ -14,12 +14,19 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.declare import Annotated, Spec
 from sparsekm.kernels import feature_terms
 from sparsekm.models.fs_kernel import FSKernelProblem, fs_kernel_minlp
+from sparsekm.models.fs_kernel.specs import BETA_IN
 from sparsekm.registry import register
 from sparsekm.solvers import CallbackNLP, Result, SolverPlan, solve, supports
 
-__all__ = ["relaxation_model", "relaxation_nlp"]
+__all__ = ["NLP_FORM", "NLP_FORMS", "relaxation_model", "relaxation_nlp"]
+
+NLP_FORMS = ("auto", "callbacks", "pyomo")
+NLP_FORM = Spec("Form of the relaxation of (4): callbacks (exact numpy gradients, for Ipopt), "
+                "pyomo (the declarative model, any NLP solver) or auto (callbacks when the "
+                "solver takes them).", choices=NLP_FORMS)
 
 
 def relaxation_nlp(problem: FSKernelProblem, beta0: np.ndarray) -> CallbackNLP:
@@ -74,15 +81,14 @@ def relaxation_model(problem: FSKernelProblem, beta0: np.ndarray, solver: str | 
 @register("fs-kernel", "relaxation", "continuous", paper="A", ref="(4) with beta in [0,1]",
           problem_class="NLP")
 def continuous(problem: FSKernelProblem, plan: SolverPlan, *,
-               beta_in: np.ndarray | None = None, form: str = "auto") -> Result:
+               beta_in: Annotated[Any, BETA_IN] = None,
+               form: Annotated[str, NLP_FORM] = "auto") -> Result:
     """Relaxation of (4) with beta in [0, 1], solved locally (Ipopt; no certified bound).
 
     ``form``: ``"callbacks"`` (numpy gradients), ``"pyomo"`` (the declarative model, any NLP
     solver) or ``"auto"`` (callbacks when the solver takes them). Start: ``beta_in`` or
     beta_j = B / n.
     """
-    if form not in ("auto", "callbacks", "pyomo"):
-        raise ValueError(f"form must be 'auto', 'callbacks' or 'pyomo', got {form!r}")
     plan = plan.start()
     p = problem
     beta0 = np.full(p.n, p.B / p.n) if beta_in is None else np.asarray(beta_in, dtype=float)

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from sparsekm.declare import Annotated
 from sparsekm.models.fs_linear import FSLinearProblem
+from sparsekm.models.fs_linear.specs import BIG_M
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
 
@@ -61,7 +63,8 @@ def build_box(problem: FSLinearProblem, M: float) -> Relaxed:
 
 @register("fs-linear", "relaxation", "box", paper="D", ref="eq. (8)", problem_class="QP",
           aliases=("boxmp",))
-def box(problem: FSLinearProblem, plan: SolverPlan, *, M: float | None = None) -> Result:
+def box(problem: FSLinearProblem, plan: SolverPlan, *,
+        M: Annotated[float | None, BIG_M] = None) -> Result:
     """BoxMP (8): the continuous relaxation of BigMP (6) (equal to SMP (10), Theorem 3.3)."""
-    return solve_relaxed(problem, build_box(problem, need_big_m(problem, M, "box")), plan,
+    return solve_relaxed(problem, build_box(problem, need_big_m(problem, M)), plan,
                          "(8)")

@@ -3,7 +3,6 @@ solving a built relaxation into a :class:`~sparsekm.solvers.Result` with a certi
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,14 +54,10 @@ def budget(problem: FSLinearProblem, expr: Any, rhs: float, sense: str) -> Any:
     return expr <= rhs if sense == "le" else expr >= rhs
 
 
-def need_big_m(problem: FSLinearProblem, M: float | None, name: str) -> float:
-    """M as given (finite, > 0) or the always-valid sqrt(2 UB) of Remark 3.2."""
-    if M is None:
-        return estimate_big_m(problem)
-    if not (M > 0 and math.isfinite(M)):
-        raise ValueError(f"relaxation {name} needs a finite big-M M > 0 (got {M}); omit M to "
-                         "use the valid estimate sqrt(2 UB)")
-    return float(M)
+def need_big_m(problem: FSLinearProblem, M: float | None) -> float:
+    """M as given (its range is declared: :data:`~sparsekm.models.fs_linear.specs.BIG_M`) or
+    the always-valid sqrt(2 UB) of Remark 3.2."""
+    return estimate_big_m(problem) if M is None else float(M)
 
 
 def _values(x: Any) -> np.ndarray | None:

@@ -7,7 +7,9 @@ solver gives the bound (38x faster than SCoP on average, measured).
 
 from __future__ import annotations
 
+from sparsekm.declare import Annotated, Spec
 from sparsekm.models.fs_linear import FSLinearProblem
+from sparsekm.models.fs_linear.specs import BIG_M
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
 
@@ -16,11 +18,9 @@ from .common import Relaxed, budget, need_big_m, solve_relaxed, xi_block
 from .perspective import perspective_bound
 
 CONIC = ("soc", "sdp")
-
-
-def _check_conic(conic: str) -> None:
-    if conic not in CONIC:
-        raise ValueError(f"conic={conic!r}: use 'soc' (Lemma 4.3) or 'sdp' (PSD blocks)")
+CONIC_FORM = Spec("Cone of the small blocks of (13)-(15): soc (their second-order-cone form, "
+                  "Lemma 4.3; any SOCP solver) or sdp (the PSD blocks as printed).",
+                  choices=CONIC, flag="--conic")
 
 
 def build_dscop(problem: FSLinearProblem, conic: str = "soc", M: float | None = None,
@@ -29,7 +29,6 @@ def build_dscop(problem: FSLinearProblem, conic: str = "soc", M: float | None = 
     with ``M`` the big-M rows of B_M (5): DSCoMP (14); ``ub`` adds objective <= ub (19)."""
     import cvxpy as cp
 
-    _check_conic(conic)
     n = problem.n
     w, b, xi, loss, cons = xi_block(problem)
     u, W = cp.Variable(n, name="u"), cp.Variable(n, name="W")
@@ -57,7 +56,6 @@ def build_dsmp(problem: FSLinearProblem, M: float, conic: str = "soc") -> Relaxe
     """DSMP (15): SMP decomposed into 2x2 blocks [1 w_j; w_j W_jj], [1 v_j; v_j v_j]."""
     import cvxpy as cp
 
-    _check_conic(conic)
     n = problem.n
     w, b, xi, loss, cons = xi_block(problem)
     v, W = cp.Variable(n, name="v"), cp.Variable(n, name="W")
@@ -76,22 +74,25 @@ def build_dsmp(problem: FSLinearProblem, M: float, conic: str = "soc") -> Relaxe
 
 
 @register("fs-linear", "relaxation", "dscop", paper="D", ref="eq. (13)", problem_class="SOCP")
-def dscop(problem: FSLinearProblem, plan: SolverPlan, *, conic: str = "soc") -> Result:
+def dscop(problem: FSLinearProblem, plan: SolverPlan, *,
+          conic: Annotated[str, CONIC_FORM] = "soc") -> Result:
     """DSCoP (13): SCoP decomposed into n 3x3 blocks (equal to SCoP (11), Theorem 3.6)."""
     return solve_relaxed(problem, build_dscop(problem, conic), plan, "(13)")
 
 
 @register("fs-linear", "relaxation", "dscomp", paper="D", ref="eq. (14)", problem_class="SOCP")
-def dscomp(problem: FSLinearProblem, plan: SolverPlan, *, M: float | None = None,
-           conic: str = "soc") -> Result:
+def dscomp(problem: FSLinearProblem, plan: SolverPlan, *,
+           M: Annotated[float | None, BIG_M] = None,
+           conic: Annotated[str, CONIC_FORM] = "soc") -> Result:
     """DSCoMP (14): DSCoP with big-M rows (equal to SCoMP (12), Corollary 3.7)."""
-    return solve_relaxed(problem, build_dscop(problem, conic, need_big_m(problem, M, "dscomp")),
+    return solve_relaxed(problem, build_dscop(problem, conic, need_big_m(problem, M)),
                          plan, "(14)")
 
 
 @register("fs-linear", "relaxation", "dsmp", paper="D", ref="eq. (15)", problem_class="SOCP")
-def dsmp(problem: FSLinearProblem, plan: SolverPlan, *, M: float | None = None,
-         conic: str = "soc") -> Result:
+def dsmp(problem: FSLinearProblem, plan: SolverPlan, *,
+         M: Annotated[float | None, BIG_M] = None,
+         conic: Annotated[str, CONIC_FORM] = "soc") -> Result:
     """DSMP (15): SMP decomposed into 2x2 blocks (equal to SMP (10), Corollary 3.8)."""
-    return solve_relaxed(problem, build_dsmp(problem, need_big_m(problem, M, "dsmp"), conic),
+    return solve_relaxed(problem, build_dsmp(problem, need_big_m(problem, M), conic),
                          plan, "(15)")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from sparsekm.declare import Annotated
 from sparsekm.models.fs_linear import FSLinearProblem
+from sparsekm.models.fs_linear.specs import BIG_M
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
 
@@ -49,9 +51,10 @@ def build_scop(problem: FSLinearProblem, M: float | None = None) -> Relaxed:
 
 @register("fs-linear", "relaxation", "shor-bigm", paper="D", ref="eq. (10)",
           problem_class="SDP", aliases=("smp",))
-def smp(problem: FSLinearProblem, plan: SolverPlan, *, M: float | None = None) -> Result:
+def smp(problem: FSLinearProblem, plan: SolverPlan, *,
+        M: Annotated[float | None, BIG_M] = None) -> Result:
     """SMP (10): Shor relaxation of BigMP (equal to BoxMP (8), Theorem 3.3)."""
-    return solve_relaxed(problem, build_smp(problem, need_big_m(problem, M, "shor-bigm")),
+    return solve_relaxed(problem, build_smp(problem, need_big_m(problem, M)),
                          plan, "(10)")
 
 
@@ -64,7 +67,8 @@ def scop(problem: FSLinearProblem, plan: SolverPlan) -> Result:
 
 @register("fs-linear", "relaxation", "shor-cop-bigm", paper="D", ref="eq. (12)",
           problem_class="SDP", aliases=("scomp",))
-def scomp(problem: FSLinearProblem, plan: SolverPlan, *, M: float | None = None) -> Result:
+def scomp(problem: FSLinearProblem, plan: SolverPlan, *,
+          M: Annotated[float | None, BIG_M] = None) -> Result:
     """SCoMP (12): SCoP with the big-M set B_M (5) (>= SMP and SCoP, Theorem 3.5)."""
-    return solve_relaxed(problem, build_scop(problem, need_big_m(problem, M, "shor-cop-bigm")),
+    return solve_relaxed(problem, build_scop(problem, need_big_m(problem, M)),
                          plan, "(12)")

@@ -22,11 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.declare import Annotated, Spec
 from sparsekm.models.smkl.misdp import conic_model
 from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.models.smkl.subproblems import feasible_alpha, lagrangian_bound
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination
+from sparsekm.specs import SEED
 
 __all__ = ["SolverReport", "relaxation_result", "solve_conic"]
 
@@ -133,8 +135,11 @@ def soc_basis(problem: SMKLProblem, plan: SolverPlan | None = None) -> Result:
 
 
 @register("smkl", "relaxation", "soc-random", paper="B", ref="eq. (17)", problem_class="SOCP")
-def soc_random(problem: SMKLProblem, plan: SolverPlan | None = None, *, n_vectors: int = 100,
-               seed: int = 0) -> Result:
+def soc_random(problem: SMKLProblem, plan: SolverPlan | None = None, *,
+               n_vectors: Annotated[int, Spec("Random unit vectors x of (17), each adding "
+                                              "theta x'K(beta)x >= (x'gamma)^2 to (16).",
+                                              ge=1)] = 100,
+               seed: Annotated[int, SEED] = 0) -> Result:
     """SOC relaxation (17): (16) plus theta x'K(beta)x >= (x'gamma)^2 for random unit x."""
     return solve_conic(problem, plan or SolverPlan(), "soc-random", "soc-random",
                        n_vectors=n_vectors, seed=seed)

@@ -18,13 +18,20 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.declare import Annotated, Spec
 from sparsekm.models.smkl.problem import SMKLProblem
+from sparsekm.models.smkl.specs import BATCH, MAX_ITER, TOL
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination
+from sparsekm.specs import GAP_TOL
 
 from .conic import SolverReport, relaxation_result
 
 __all__ = ["minor_violations", "sdp_3x3", "sdp_full_cp"]
+
+MAX_ROUNDS = Spec("Rounds of minor generation at most (each solves the model with the minors "
+                  "held so far: a relaxation of (18)).", ge=1)
+MAX_MINORS = Spec("3x3 minors of (18) held at most (of m(m-1)/2); the rounds stop there.", ge=0)
 
 
 def minor_violations(Kb: np.ndarray, gamma: np.ndarray, theta: float, chunk: int = 512
@@ -126,8 +133,10 @@ def minor_model(problem: SMKLProblem, pairs: list[tuple[int, int]]) -> Any:
 
 
 @register("smkl", "relaxation", "sdp-3x3", paper="B", ref="eq. (18)", problem_class="SDP")
-def sdp_3x3(problem: SMKLProblem, plan: SolverPlan | None = None, *, batch: int = 500,
-            max_rounds: int = 40, tol: float = 1e-6, max_minors: int = 20000) -> Result:
+def sdp_3x3(problem: SMKLProblem, plan: SolverPlan | None = None, *,
+            batch: Annotated[int, BATCH] = 500, max_rounds: Annotated[int, MAX_ROUNDS] = 40,
+            tol: Annotated[float, TOL] = 1e-6,
+            max_minors: Annotated[int, MAX_MINORS] = 20000) -> Result:
     """3x3-minor SDP (18) by minor generation (exact value when no minor is left violated)."""
     from sparsekm.solvers import solve
 
@@ -177,14 +186,19 @@ def sdp_3x3(problem: SMKLProblem, plan: SolverPlan | None = None, *, batch: int 
 
 @register("smkl", "relaxation", "sdp-full-cp", paper="B", ref="eq. (14), Proposition 4",
           problem_class="SOCP")
-def sdp_full_cp(problem: SMKLProblem, plan: SolverPlan | None = None, *, tol: float = 1e-4,
-                max_iter: int = 200) -> Result:
-    """(14) by cutting planes in beta-space: no PSD block, only SVM solves (any m)."""
+def sdp_full_cp(problem: SMKLProblem, plan: SolverPlan | None = None, *,
+                gap_tol: Annotated[float, GAP_TOL] = 1e-4,
+                max_iter: Annotated[int, MAX_ITER] = 200) -> Result:
+    """(14) by cutting planes in beta-space: no PSD block, only SVM solves (any m).
+
+    The rounds stop when the master point's value and the certified bound are within
+    ``gap_tol`` (relative to max(1, |value|)), the result's tolerance.
+    """
     from .cutting_plane import kelley
 
     plan = (plan or SolverPlan()).start()
     t0 = time.perf_counter()
-    r = kelley(problem, tol=tol, max_iter=max_iter, plan=plan)
+    r = kelley(problem, tol=gap_tol, max_iter=max_iter, plan=plan)
     term = {"converged": Termination.CONVERGED, "time_limit": Termination.TIME_LIMIT}.get(
         r["termination"], Termination.ITERATION_LIMIT)
     res = relaxation_result(problem, None,
@@ -192,6 +206,6 @@ def sdp_full_cp(problem: SMKLProblem, plan: SolverPlan | None = None, *, tol: fl
                             point=(r["beta"], None), method="sdp-full-cp", t0=t0,
                             iterations=r["iterations"], lagrangian_bound=r["bound4"])
     res.certify(r["bound"])  # (14)'s certified value: its cutting-plane bound
-    res.gap_tol = tol
+    res.gap_tol = gap_tol
     res.values["alphas"] = r["alphas"]
     return res

@@ -1,13 +1,14 @@
 """``sparsekm demo``: a short, readable report on a bundled dataset.
 
-Each CLI problem module may contribute ``demo_section(ds, quick) -> list[str]``; the sections
-run in ``DEMO_RANK`` order after the foundation's own (solvers, data, plain SVM).
+Each problem's module of this package contributes ``demo_section(ds, quick) -> list[str]``;
+the sections run in ``RANK`` order after the foundation's own (solvers, data, plain SVM).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from types import ModuleType
 
 
 def _rule(title: str) -> str:
@@ -17,10 +18,10 @@ def _rule(title: str) -> str:
 def run_demo(data: str, quick: bool = False) -> Iterator[str]:
     """Yield the report's lines (printed as they come)."""
     from sparsekm.data import load_dataset
+    from sparsekm.models.svm import SVMProblem
+    from sparsekm.run.data import scale_fit_transform
+    from sparsekm.run.svm import solve_svm
     from sparsekm.solvers import usable_solvers
-
-    from .common import scale_fit_transform
-    from .svm import solve_svm
 
     t0 = time.perf_counter()
     yield "sparsekm demo"
@@ -36,13 +37,20 @@ def run_demo(data: str, quick: bool = False) -> Iterator[str]:
     rows = ds.m if not quick else min(ds.m, 150)
     sub = ds.head(rows)
     for solver in (None, "clarabel"):
-        out = solve_svm(sub, "rbf", None, 3, 0.0, 10.0, solver, None)
+        out = solve_svm(SVMProblem(sub.X, sub.y, kernel="rbf", C=10.0), solver, None, 1e-6)
         yield (f"  {out['method']:<12} {out['solver']:<9} primal = {out['objective']:.6f}  "
-               f"lower bound = {out['lower_bound']:.6f}  gap = {out['gap']:.1e}  "
+               f"lower bound = {out['bound']:.6f}  gap = {out['gap']:.1e}  "
                f"({out['time_s']:.2f} s, m = {rows})")
-    from .discovery import command_modules
-
-    for mod in command_modules():
-        if hasattr(mod, "demo_section"):
-            yield from mod.demo_section(ds, quick=quick)
+    for mod in _sections():
+        yield from mod.demo_section(ds, quick=quick)
     yield f"\nDone in {time.perf_counter() - t0:.1f} s."
+
+
+def _sections() -> list[ModuleType]:
+    """The problems' demo modules of this package, in ``RANK`` order."""
+    import importlib
+    import pkgutil
+
+    mods = [importlib.import_module(f"{__name__}.{info.name}")
+            for info in pkgutil.iter_modules(__path__)]
+    return sorted(mods, key=lambda m: (m.RANK, m.__name__))

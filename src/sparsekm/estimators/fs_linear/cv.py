@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .base import BinaryClassifierMixin
+from ..base import BinaryClassifierMixin
 
 __all__ = ["CardinalityLinearSVCCV"]
 
@@ -150,7 +150,7 @@ class CardinalityLinearSVCCV(BinaryClassifierMixin, ClassifierMixin, SelectorMix
         self.best_score_ = float(mean[best])
 
     def _refit(self, X: np.ndarray, labels: np.ndarray) -> None:
-        from .fs_linear import CardinalityLinearSVC
+        from .svc import CardinalityLinearSVC
 
         est = CardinalityLinearSVC(B=self.B_, C=self.C_, method="fast")
         self.best_estimator_ = est.fit(X, labels)
