@@ -79,7 +79,7 @@ def test_models_refuse_bad_input() -> None:
     X, y = _problem()
     with pytest.raises(ValueError, match="one class only"):
         svm_primal_model(X, np.ones(len(y)), 1.0)
-    with pytest.raises(ValueError, match="C=0.0 must be a finite number > 0"):
+    with pytest.raises(ValueError, match="C=0.0: give a finite number > 0"):
         svm_dual_model(X @ X.T, y, 0.0)
     with pytest.raises(ValueError, match="one label per sample"):
         svm_dual_problem(X @ X.T, y[:-1], 1.0)

@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import sparsekm.cli.fs_kernel as fsk
+import sparsekm.cli.demo.fs_kernel as fsk
 from sparsekm.cli.app import app
 
 KEYS = {"problem", "method", "solver", "data", "m", "n", "params", "status", "objective",
@@ -21,8 +21,10 @@ def _run(*args):
 @pytest.mark.parametrize("method", ["ls", "ls-star", "decsub", "rfe1", "rfe2"])
 def test_json_contract(method):
     sense = ["--sense", "paper"] if method == "decsub" else []  # margin is the default
-    r = _run("--rows", "60", "--method", method, "--starts", "2", "--samples", "40",
-             "--test-size", "0.3", "--json", *sense)
+    started = method not in ("rfe1", "rfe2")           # RFE starts from no mask
+    own = ["--starts", "2"] if started else []
+    own += ["--samples", "40"] if method == "ls-star" else []
+    r = _run("--rows", "60", "--method", method, "--test-size", "0.3", "--json", *own, *sense)
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert set(out) >= KEYS and out["problem"] == "fs-kernel" and out["method"] == method
@@ -33,7 +35,7 @@ def test_json_contract(method):
     assert 0.0 <= out["test_accuracy"] <= 1.0
     if method not in ("rfe1", "rfe2"):
         assert len(out["start_objectives"]) == 2
-        best = min if out["sense"] == "paper" else max
+        best = min if out["sense"] == "min" else max
         assert out["objective"] == pytest.approx(best(out["start_objectives"]))
 
 
@@ -41,7 +43,7 @@ def test_enumerate_certifies_both_senses():
     outs = {}
     for sense in ("paper", "margin"):
         r = _run("--rows", "50", "--method", "enumerate", "--B", "3", "--sense", sense,
-                 "--n-jobs", "1", "--json")
+                 "--workers", "1", "--json")
         assert r.exit_code == 0, r.output
         outs[sense] = json.loads(r.stdout)
         assert outs[sense]["status"] == "optimal"
@@ -49,12 +51,15 @@ def test_enumerate_certifies_both_senses():
 
 
 @pytest.mark.parametrize("args,msg", [
-    (["--B", "20"], "B=20 > n=13"),
-    (["--B", "0"], "B=0 < 1"),
+    (["--B", "20"], "--B 20: at most n = 13"),
+    (["--B", "0"], "--B 0: give an integer >= 1"),
+    (["--method", "rfe1", "--starts", "3"], "--starts 3: method rfe1 starts from no mask"),
+    (["--method", "ls", "--samples", "9"], "--samples 9: method ls takes no n_samples"),
+    (["--method", "ls", "--workers", "2"], "--workers 2: method ls runs one start"),
     (["--method", "decsub", "--sense", "margin"], "sense='paper' only"),
     (["--method", "minlp", "--sense", "margin"], "sense='paper'"),
     (["--method", "nope"], "choose one of"),
-    (["--kernel", "sigmoid"], "kernel must be"),
+    (["--kernel", "sigmoid"], "--kernel sigmoid: choose one of poly, rbf"),
 ])
 def test_errors_are_one_line(args, msg):
     r = _run("--rows", "40", *args)
@@ -63,8 +68,8 @@ def test_errors_are_one_line(args, msg):
 
 
 def test_demo_section_quick():
-    from sparsekm.cli.common import scale_fit_transform
     from sparsekm.data import load_dataset
+    from sparsekm.run.data import scale_fit_transform
 
     lines = fsk.demo_section(scale_fit_transform("standard", load_dataset("cleveland")),
                              quick=True)
@@ -97,9 +102,9 @@ def test_load_time_is_reported_apart_and_changes_nothing():
     call, and a second load in the same process costs nothing."""
     from sparsekm import registry
     from sparsekm.algorithms.fs_kernel import solve_fs_kernel
-    from sparsekm.cli.common import scale_fit_transform
     from sparsekm.data import load_dataset
     from sparsekm.models.fs_kernel import FSKernelProblem
+    from sparsekm.run.data import scale_fit_transform
 
     ds = scale_fit_transform("standard", load_dataset("cleveland").head(80))
     p = FSKernelProblem(ds.X, ds.y, kernel="rbf", B=4)

@@ -25,9 +25,11 @@ def small():
 
 
 @pytest.mark.parametrize(("kw", "needle"), [
-    ({"C2": 0.0}, "strictly between 0 and 1"), ({"C2": 1.0}, "strictly between 0 and 1"),
-    ({"C2": 1.5}, "strictly between 0 and 1"), ({"p": 0.0}, "p=0.0 must be"),
-    ({"p": -1}, "p=-1 must be"), ({"C": 0}, "C=0"), ({"C2": "x"}, "must be a number")])
+    ({"C2": 0.0}, "C2=0.0: give a finite number > 0 and < 1"),
+    ({"C2": 1.0}, "C2=1.0: give a finite number > 0 and < 1"),
+    ({"C2": 1.5}, "C2=1.5: give a finite number > 0 and < 1"),
+    ({"p": 0.0}, "p=0.0: give a finite number > 0"), ({"p": -1}, "p=-1: give a finite"),
+    ({"C": 0}, "C=0: give"), ({"C2": "x"}, "C2='x': give a finite number")])
 def test_bad_parameters_get_clear_errors(small, kw, needle):
     X, y = small
     with pytest.raises(ValueError, match=needle):

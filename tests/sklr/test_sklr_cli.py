@@ -11,7 +11,8 @@ from sparsekm.cli.app import app
 
 runner = CliRunner()
 BASE = ["solve", "sklr", "--data", "breast_cancer_diagnostic", "--rows", "150", "--C", "10",
-        "--lam", "2", "--test-size", "0.3", "--tol", "1e-8", "--max-iter", "-1", "--json"]
+        "--lam", "2", "--test-size", "0.3", "--json"]
+SMO = ["--tol", "1e-8", "--max-iter", "-1"]   # SMO's own flags: conic takes neither
 
 
 def run_json(*args: str) -> dict:
@@ -21,7 +22,8 @@ def run_json(*args: str) -> dict:
 
 
 def test_solve_sklr_json_and_three_methods_agree():
-    out = {m: run_json(*BASE, "--method", m) for m in ("smo2", "smo1", "conic")}
+    out = {m: run_json(*BASE, "--method", m, *(SMO if m != "conic" else []))
+           for m in ("smo2", "smo1", "conic")}
     for m, o in out.items():
         assert o["problem"] == "sklr" and o["method"] == m and o["status"] == "optimal"
         assert o["objective"] == pytest.approx(out["conic"]["objective"], rel=1e-6)
@@ -35,8 +37,9 @@ def test_solve_sklr_json_and_three_methods_agree():
 
 @pytest.mark.parametrize(("args", "needle"), [
     (["--method", "newton"], "conic, smo1, smo2"),
-    (["--C", "-1"], "C=-1"),
-    (["--kernel", "cosine"], "unknown kernel"),
+    (["--C", "-1"], "--C -1: give a finite number >= 1e-08"),
+    (["--kernel", "cosine"], "--kernel cosine: choose one of linear, poly, rbf"),
+    (["--method", "conic", "--tol", "1e-8"], "--tol 1e-8: method conic takes no tol"),
 ])
 def test_user_errors_are_one_line(args, needle):
     res = runner.invoke(app, ["solve", "sklr", "--rows", "60", *args])

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 import pytest
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
@@ -11,7 +9,6 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.utils.estimator_checks import check_estimator
 
-from sparsekm.cli.sklr import DEFAULTS
 from sparsekm.data import load_dataset
 from sparsekm.estimators import SparseKernelLogisticRegression as SKLR
 from sparsekm.models.sklr.dual import dual_objective
@@ -20,12 +17,6 @@ from sparsekm.models.sklr.problem import SKLRProblem
 
 def test_check_estimator_passes():
     check_estimator(SKLR())
-
-
-def test_defaults_equal_the_cli_defaults():
-    params = inspect.signature(SKLR).parameters
-    for key, value in DEFAULTS.items():
-        assert params[key].default == value, key
 
 
 def test_fit_predict_proba_and_sparsity_on_wisconsin():

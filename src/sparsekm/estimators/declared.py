@@ -7,7 +7,10 @@ run's ``seed``) and ``method_options`` (any other declared option of the method)
 ``__init__`` (scikit-learn reads its signature), the defaults and the docstring's Parameters
 section are generated from :meth:`~sparsekm.run.command.Command.params`, and ``fit`` checks the
 values with the same rules as the CLI (:func:`sparsekm.run.resolve`): a bad value is a
-``ValueError`` naming the parameter (``C=0: give a finite number >= 1e-08 ...``).
+``ValueError`` naming the parameter (``C=0: give a finite number >= 1e-08 ...``). One
+difference, scikit-learn's convention: a method's option that the chosen method does not take
+is ignored (an rbf SVC ignores ``degree``), so that a grid search over methods works; the CLI
+refuses it.
 """
 
 from __future__ import annotations
@@ -98,8 +101,20 @@ def resolved(est: Any) -> Any:
             given[{v: k for k, v in RENAMED.items()}.get(name, name)] = value
     own = {k: est._declared[k].check(given.pop(k)) for k in list(given)
            if k not in cmd.params()}
+    taken = _taken(cmd, given.get(cmd.kind, cmd.default_choice())) if cmd.kind else None
+    if taken is not None:   # an option the chosen method does not take is ignored, as
+        groups = cmd.groups()   # scikit-learn's SVC ignores degree for an rbf kernel
+        given = {k: v for k, v in given.items() if groups[k] != "option" or k in taken}
     call = resolve(cmd, given, est.method_options or {}, PYTHON)
     return call, own
+
+
+def _taken(cmd: Any, method: Any) -> set[str] | None:
+    """The options ``method`` declares (None for an unknown method: resolve reports it)."""
+    try:
+        return set(cmd.entry(method).params)
+    except (ValueError, TypeError):
+        return None
 
 
 def _differs(value: Any, default: Any) -> bool:

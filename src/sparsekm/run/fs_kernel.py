@@ -55,21 +55,31 @@ def decision(res: Any, problem: Any, X: np.ndarray) -> np.ndarray:
                            X)
 
 
-def with_workers(call: Call, plan: Any) -> tuple[dict[str, Any], Any]:
+def with_workers(call: Call, plan: Any, strict: bool = True) -> tuple[dict[str, Any], Any]:
     """(method options, plan) with ``--workers``: the method's own option when it declares
-    one, else the starts' executor (refused when there is nothing to run in parallel)."""
+    one, else the starts' executor; ``--starts`` / ``--workers`` that the method cannot use
+    are refused (``strict``, the CLI) or ignored (an estimator, scikit-learn's way)."""
     from dataclasses import replace
 
     from sparsekm.declare import ParamError
     from sparsekm.parallel import Executor
 
     options, workers, entry = dict(call.options), call.own["workers"], call.entry
+    started = "beta_in" in entry.params
+    if not strict and not started:
+        return options, plan
+    if call.own["starts"] > 1 and not started:
+        raise ParamError("starts", call.own["starts"], f"method {entry.name} starts from no "
+                         "mask: give --starts 1, or a started method (ls, ls-star, decsub, "
+                         "relax-round, minlp)")
     if workers == 1:
         return options, plan
     if "workers" in entry.params:
         return {**options, "workers": workers}, plan
-    if call.own["starts"] > 1 and "beta_in" in entry.params:
+    if call.own["starts"] > 1 and started:
         return options, replace(plan, executor=Executor(workers))
+    if not strict:
+        return options, plan
     raise ParamError("workers", workers, f"method {entry.name} runs one start in this process; "
                      "give --starts K (K > 1) to run starts in parallel, or a method that "
                      "takes workers (bnb, enumerate)")

@@ -87,7 +87,7 @@ class Call:
         out.update(self.own)
         out.update(self.plan)
         out.update(self.effective_options())
-        return {**out, **self.opts.params()}
+        return {**self.opts.params(), **out}   # a method's own seed is the one it ran
 
     def solver_plan(self, **extra: Any) -> Any:
         """The :class:`~sparsekm.solvers.SolverPlan` of the run, its clock started when the

@@ -83,7 +83,7 @@ def run_solve(call: Call) -> dict[str, Any]:
         if split.test is not None:
             extra["test_accuracy"], extra["test_log_loss"] = metrics(decide(split.test.X),
                                                                      split.test.y)
-    params = {**call.params(), "lam": problem.lam}
+    params = {**call.params(), "lam": problem.lam, "gamma": problem.kernel.gamma}
     return payload_from(res, problem=PROBLEM, method=call.choice, ds=split.ds, params=params,
                         **extra)
 
