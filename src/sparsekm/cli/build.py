@@ -21,8 +21,8 @@ import typer.core
 from sparsekm.declare import Param
 from sparsekm.run.quiet import quiet_third_party_warnings, stdout_to_stderr
 
-__all__ = ["OneLineErrors", "add_commands", "cli_errors", "emit", "quiet_third_party_warnings", "run_command",
-           "stdout_to_stderr"]
+__all__ = ["OneLineErrors", "add_commands", "cli_errors", "emit", "quiet_third_party_warnings",
+           "run_command", "stdout_to_stderr"]
 
 OptionItems = Annotated[list[str] | None, typer.Option(
     "--option", "-o", help="NAME=VALUE: any declared option of the chosen method or "

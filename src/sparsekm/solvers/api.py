@@ -119,10 +119,11 @@ def resolve_solver(problem_class: ProblemClass, framework: str,
     return names[0]
 
 
-def solve(model: Any, solver: str | None = None, *, time_limit: float | None = None,
-          mip_gap: float | None = None, threads: int | None = None, verbose: bool = False,
-          warm_start: bool = False, problem_class: ProblemClass | str | None = None,
-          **solver_options: Any) -> Result:
+COMMON_OPTIONS = ("time_limit", "mip_gap", "threads", "verbose", "warm_start")
+
+
+def solve(model: Any, solver: str | None = None, *,
+          problem_class: ProblemClass | str | None = None, **options: Any) -> Result:
     """Solve a Pyomo model or a CVXPY problem with ``solver`` (or the configured default).
 
     Parameters
@@ -130,23 +131,23 @@ def solve(model: Any, solver: str | None = None, *, time_limit: float | None = N
     model : pyomo ConcreteModel, cvxpy.Problem, :class:`CallbackNLP` or :class:`ConicQP`
     solver : name such as ``"scip"``, ``"highs"``, ``"clarabel"``, ``"gurobi"``; None uses
         the configured default for the model's class (see :mod:`sparsekm.solvers.config`).
-    time_limit, mip_gap, threads, verbose, warm_start : common options, mapped per solver.
     problem_class : override the detected/declared class.
-    **solver_options : native solver parameters, passed through unchanged.
+    **options : ``time_limit``, ``mip_gap``, ``threads``, ``verbose``, ``warm_start`` (the
+        common options of :class:`SolverOptions`, mapped per solver); any other name is a
+        native solver parameter, passed through unchanged.
 
     Returns
     -------
     Result
-        A time limit returns status ``time_limit`` with the incumbent and bound when the
+        A time limit returns termination ``time_limit`` with the incumbent and bound when the
         solver has them; a solver failure returns status ``error`` with its message.
     """
     framework = framework_of(model)
     pc = ProblemClass(str(problem_class).upper()) if problem_class else classify(model)
     name = resolve_solver(pc, framework, solver)
     backend = BACKENDS[name]
-    options = SolverOptions(time_limit=time_limit, mip_gap=mip_gap, threads=threads,
-                            verbose=verbose, warm_start=warm_start,
-                            extra={**configured_options(name), **solver_options})
+    common = {k: options.pop(k) for k in COMMON_OPTIONS if k in options}
+    options = SolverOptions(**common, extra={**configured_options(name), **options})
     avail = backend.availability()
     try:
         res = backend.adapters[framework].solve(model, options, pc, backend.display,

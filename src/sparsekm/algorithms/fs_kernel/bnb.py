@@ -36,20 +36,27 @@ import numpy as np
 from sparsekm.algorithms.tree import (
     Outcome,
     RootContext,
+    SearchOptions,
     Start,
     TaskIncumbent,
     TreeProblem,
     Work,
     node_plan,
-    search_tree,
+    run,
 )
+from sparsekm.declare import Annotated, ParamError, Spec
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
 from sparsekm.solvers.plan import Deadline
+from sparsekm.specs import SEED
 
 from .evaluator import alpha_subproblem, mask_key, mask_result, single_blas
 from .node_bound import node_bound
+from .specs import N_SAMPLES
+
+ROUNDS = Spec("SVM solves at candidate masks per node tightening its fixed-alpha bound.",
+              ge=0, le=1000)
 
 __all__ = ["KernelTree", "branch_and_bound"]
 
@@ -232,27 +239,24 @@ class KernelTree(TreeProblem):
 @register("fs-kernel", "method", "bnb", paper="A",
           ref="problem (4), Section 2.2 (per-feature kernel terms)")
 @single_blas
-def branch_and_bound(problem: FSKernelProblem, plan: SolverPlan, *, seed: int = 0,
-                     n_samples: int = 100, rounds: int = 2, workers: int = 1,
-                     checkpoint: str | None = None, scheduler: str | None = None,
-                     batch: int | None = None) -> Result:
+def branch_and_bound(problem: FSKernelProblem, plan: SolverPlan, *,
+                     seed: Annotated[int, SEED] = 0,
+                     n_samples: Annotated[int, N_SAMPLES] = 100,
+                     rounds: Annotated[int, ROUNDS] = 2,
+                     tree: SearchOptions = SearchOptions()) -> Result:
     """Best-first branch and bound over masks, superset and fixed-alpha bounds (margin, poly).
 
     ``seed`` / ``n_samples`` drive the LS* incumbent; ``rounds`` SVM solves per node tighten
-    its bound. Runs on the tree engine (:mod:`sparsekm.algorithms.tree`): ``workers`` local
-    processes (or the Dask ``scheduler``), ``batch`` nodes per batch, resumable from
-    ``checkpoint``. Returns the best mask with a certified upper ``bound`` (``status``
-    optimal when the tree is closed, time_limit otherwise).
+    its bound. Runs on the tree engine (:mod:`sparsekm.algorithms.tree`; ``tree``: workers,
+    checkpoint, scheduler, batch, node_limit, log_every). Returns the best mask with a
+    certified upper ``bound`` (the margin sense maximizes): optimal when the tree is closed.
     """
     p = problem
     if p.sense != "margin":
-        raise ValueError("method 'bnb' certifies the margin sense (max over masks of min_alpha "
-                         f"f); got sense={p.sense!r}: use sense='margin', or 'enumerate' for "
-                         "the paper sense")
+        raise ParamError("sense", p.sense, "method bnb certifies the margin sense (max over "
+                         "masks of min_alpha f): use margin, or enumerate for the paper sense")
     if p.kernel != "poly":
-        raise ValueError("method 'bnb' needs the polynomial kernel (its bounds use that "
-                         "K_beta grows in the PSD order with beta, false for rbf); got "
-                         f"kernel={p.kernel!r}: use kernel='poly', or 'enumerate' / 'ls-star'")
-    tree = KernelTree(p, int(rounds), seed, n_samples, node_plan(plan))
-    return search_tree(tree, plan, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
-                       batch=batch)
+        raise ParamError("kernel", p.kernel, "method bnb needs the polynomial kernel (its "
+                         "bounds use that K_beta grows in the PSD order with beta, false for "
+                         "rbf): use poly, or enumerate / ls-star")
+    return run(KernelTree(p, int(rounds), seed, n_samples, node_plan(plan)), plan, tree)

@@ -40,7 +40,7 @@ from .path import PathEvaluator
 from .preload import warm_up_search
 from .recipe import unpack
 from .search import StallWindow
-from .specs import FAST, FAST_THREADS, ITERATIONS, OPT_WINDOW
+from .specs import FastPath, Stopping
 
 __all__ = ["GREEDY_RULES", "decsub_light"]
 
@@ -57,19 +57,17 @@ GREEDY = Spec("Greedy for the submodular beta-step (11): lazy (Minoux's, as in t
 def decsub_light(problem: FSKernelProblem, plan: SolverPlan, *,
                  beta_in: Annotated[Any, BETA_IN] = None, seed: Annotated[int, SEED] = 0,
                  sol_pool: Annotated[int, SOL_POOL] = 200,
-                 opt_window: Annotated[int, OPT_WINDOW] = 10,
                  greedy: Annotated[str, GREEDY] = "lazy",
-                 max_iter: Annotated[int, ITERATIONS] = 1000,
-                 fast: Annotated[bool, FAST] = True,
-                 threads: Annotated[int | None, FAST_THREADS] = None) -> Result:
+                 stop: Stopping = Stopping(opt_window=10),
+                 path: FastPath = FastPath()) -> Result:
     """DecSubLight*: alternating alpha-steps and submodular beta-steps (paper sense only).
 
     ``beta_in`` (default: the seeded random mask) is the start; ``sol_pool`` is ``#SolPool``
-    (Section 5: 200), ``opt_window`` ``OptWindow`` (Section 5: 10), ``greedy`` Minoux's lazy
+    (Section 5: 200), ``stop.opt_window`` ``OptWindow`` (Section 5: 10), ``greedy`` Minoux's lazy
     greedy (the paper) or the plain greedy (reference) for (11). Never worse than ``beta_in``
     (``UB*`` starts at ``UB^in``); on the time limit the best mask so far is returned.
     ``fast`` bounds the pool from ``alpha^k`` and solves only the masks that decide the best
-    mask and the next ``alpha^{k+1}`` (same masks as ``fast=False``).
+    mask and the next ``alpha^{k+1}`` (``path``; same masks as ``fast=False``).
     """
     if problem.sense != "paper":
         raise ParamError(
@@ -78,9 +76,10 @@ def decsub_light(problem: FSKernelProblem, plan: SolverPlan, *,
             "minimizes f(alpha^k, beta), which bounds min_alpha f from above -- sound for the "
             "paper's min-min problem (4) but not for the margin sense's max-min. Use "
             "method 'ls-star', 'ls', 'rfe2' or 'enumerate' with sense='margin'")
-    ev = make_evaluator(problem, plan, fast, threads)
+    ev = make_evaluator(problem, plan, path.fast, path.threads)
     try:
-        return _decsub(ev, problem, beta_in, seed, sol_pool, opt_window, greedy, max_iter)
+        return _decsub(ev, problem, beta_in, seed, sol_pool, stop.opt_window, greedy,
+                       stop.max_iter)
     finally:
         ev.close()
 

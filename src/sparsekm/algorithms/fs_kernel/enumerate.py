@@ -23,11 +23,13 @@ import time
 
 import numpy as np
 
+from sparsekm.declare import Annotated, with_
 from sparsekm.kernels import mask_from_indices
 from sparsekm.models.fs_kernel import FSKernelProblem
 from sparsekm.parallel import as_executor
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination
+from sparsekm.specs import WORKERS
 
 from .evaluator import SVM_TOL, Evaluator, mask_result, single_blas
 
@@ -98,10 +100,14 @@ def all_mask_objectives(problem: FSKernelProblem, plan: SolverPlan | None = None
     return combos, obj
 
 
+ENUMERATION_WORKERS = with_(WORKERS, help="Worker processes of the enumeration (none: every "
+                            "core; the plan's executor takes precedence).")
+
+
 @register("fs-kernel", "method", "enumerate", paper="A", ref="problem (4), by enumeration")
 @single_blas
 def enumerate_masks(problem: FSKernelProblem, plan: SolverPlan, *,
-                    workers: int | None = None) -> Result:
+                    workers: Annotated[int | None, ENUMERATION_WORKERS] = None) -> Result:
     """Certified optimum of (4) (paper sense) or of the margin sense by enumeration.
 
     ``extra["objectives"]`` holds every mask's objective (lexicographic order of

@@ -26,7 +26,7 @@ from .fast import make_evaluator
 from .path import PathEvaluator
 from .preload import warm_up_search
 from .search import StallWindow, sample_n2
-from .specs import FAST, FAST_THREADS, ITERATIONS, N_SAMPLES, OPT_WINDOW
+from .specs import N_SAMPLES, FastPath, Stopping
 
 __all__ = ["N1_LOCAL", "descend", "local_search", "ls_star", "start_mask"]
 
@@ -68,17 +68,16 @@ def descend(ev: PathEvaluator, beta: np.ndarray, tabu: set[bytes] | None
 @single_blas
 def local_search(problem: FSKernelProblem, plan: SolverPlan, *,
                  beta_in: Annotated[Any, BETA_IN] = None, seed: Annotated[int, SEED] = 0,
-                 fast: Annotated[bool, FAST] = True,
-                 threads: Annotated[int | None, FAST_THREADS] = None) -> Result:
+                 path: FastPath = FastPath()) -> Result:
     """LS: best-improvement descent over the 1-swap neighbourhood N^1(beta^k).
 
     Starts from ``beta_in`` (default: the seeded random mask). Ends at a mask no ``N^1``
     neighbour strictly improves (relative tolerance 1e-9): Paper A accepts ties
     (``UB <= UB*``); moving only on strict improvement makes the loop provably terminate. On
-    the time limit the best mask so far is returned. ``fast`` screens neighbourhoods (same
-    masks as ``fast=False``); ``threads`` its worker threads (None: every core).
+    the time limit the best mask so far is returned. ``path.fast`` screens neighbourhoods
+    (same masks as ``fast=False``); ``path.threads`` its worker threads (None: every core).
     """
-    ev = make_evaluator(problem, plan, fast, threads)
+    ev = make_evaluator(problem, plan, path.fast, path.threads)
     try:
         beta = start_mask(problem, beta_in, seed)
         start_obj = ev.eval_mask(beta)
@@ -98,10 +97,8 @@ def local_search(problem: FSKernelProblem, plan: SolverPlan, *,
 def ls_star(problem: FSKernelProblem, plan: SolverPlan, *,
             beta_in: Annotated[Any, BETA_IN] = None, seed: Annotated[int, SEED] = 0,
             n_samples: Annotated[int, N_SAMPLES] = 500,
-            opt_window: Annotated[int, OPT_WINDOW] = 5,
-            p: Annotated[int | None, N2_SWAPS] = None,
-            max_iter: Annotated[int, ITERATIONS] = 1000, fast: Annotated[bool, FAST] = True,
-            threads: Annotated[int | None, FAST_THREADS] = None) -> Result:
+            p: Annotated[int | None, N2_SWAPS] = None, stop: Stopping = Stopping(),
+            path: FastPath = FastPath()) -> Result:
     """LS*: LS with a tabu list plus sampling of N^2 to escape local minima.
 
     Each iteration runs LS from ``beta_1^k`` (skipping masks whose ``N^1`` was already explored,
@@ -110,12 +107,13 @@ def ls_star(problem: FSKernelProblem, plan: SolverPlan, *,
     worse. Stops after ``OptWindow`` consecutive iterations without improving ``UB*``
     (Section 5: OptWindow = 5, #Samples = 500), on the time limit, or after ``max_iter``
     iterations. Never returns a mask worse than ``beta_in``. Default ``p = max(2, floor(B/2))``:
-    the paper's ``floor(B/2)`` leaves ``N^2`` empty for B < 4. ``fast`` / ``threads`` as
-    for LS (same masks either way).
+    the paper's ``floor(B/2)`` leaves ``N^2`` empty for B < 4. ``stop``: OptWindow and
+    max_iter; ``path`` as for LS (same masks either way).
     """
-    ev = make_evaluator(problem, plan, fast, threads)
+    ev = make_evaluator(problem, plan, path.fast, path.threads)
     try:
-        res = _ls_star(ev, problem, beta_in, seed, n_samples, opt_window, p, max_iter)
+        res = _ls_star(ev, problem, beta_in, seed, n_samples, stop.opt_window, p,
+                       stop.max_iter)
     finally:
         ev.close()
     return res

@@ -5,10 +5,14 @@ module alone takes it) beside its method; ``beta_in`` is
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from sparsekm import declare
 from sparsekm.declare import Spec, with_
 from sparsekm.specs import MAX_ITER, THREADS
 
-__all__ = ["FAST", "FAST_THREADS", "ITERATIONS", "N_SAMPLES", "OPT_WINDOW"]
+__all__ = ["FAST", "FAST_THREADS", "ITERATIONS", "N_SAMPLES", "OPT_WINDOW", "FastPath",
+           "Stopping"]
 
 N_SAMPLES = Spec("#Samples: masks of N^2 sampled per LS* iteration (Algorithm 2; Section 5: "
                  "500).", ge=1, flag="--samples")
@@ -20,3 +24,25 @@ ITERATIONS = with_(MAX_ITER, help="Iterations at most (a safeguard: the search s
 FAST = Spec("The fast path: neighbourhoods screened by fixed-alpha and duality bounds, "
             "warm-started SMO (the same masks as --plain).", flag="--fast/--plain")
 FAST_THREADS = with_(THREADS, help="Threads of the fast path (none: every core).")
+
+
+@dataclass(frozen=True)
+class FastPath:
+    """How LS, LS* and DecSubLight* evaluate masks (the options ``fast``, ``threads``)."""
+
+    fast: bool = declare.field(True, FAST)
+    threads: int | None = declare.field(None, FAST_THREADS)
+
+    def __post_init__(self) -> None:
+        declare.check_fields(self)
+
+
+@dataclass(frozen=True)
+class Stopping:
+    """When LS* and DecSubLight* stop (the options ``opt_window``, ``max_iter``)."""
+
+    opt_window: int = declare.field(5, OPT_WINDOW)
+    max_iter: int = declare.field(1000, ITERATIONS)
+
+    def __post_init__(self) -> None:
+        declare.check_fields(self)

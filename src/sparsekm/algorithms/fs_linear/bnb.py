@@ -19,27 +19,32 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm import declare
 from sparsekm.algorithms.tree import (
     Outcome,
     RootContext,
+    SearchOptions,
     Start,
     TreeProblem,
     Work,
     node_plan,
-    search_tree,
+    run,
 )
+from sparsekm.declare import Annotated
 from sparsekm.models.fs_linear import FSLinearProblem, support_result
 from sparsekm.registry import register
 from sparsekm.relaxations.fs_linear.node import NATIVE_MAX_M, NodeBound, solve_node
 from sparsekm.solvers import Result, SolverPlan, relative_gap
 from sparsekm.solvers.plan import Deadline
+from sparsekm.specs import GAP_TOL
 
 from .bnb_heuristics import ROOT_SEARCHES, Incumbent, fast_support, root_incumbent, support_value
 from .bnb_heuristics import RootContext as HeuristicContext
 from .common import Search
 from .fast import warm_up as fast_warm_up
 
-__all__ = ["BRANCHING", "LinearTree", "ROOT_SEARCHES", "bnb", "fast_support"]
+__all__ = ["BRANCHING", "LinearTree", "NodeRules", "ROOT_SEARCHES", "RootSearch", "bnb",
+           "fast_support"]
 
 BRANCHING = ("fractional", "largest", "smallest")
 
@@ -282,15 +287,43 @@ class LinearTree(TreeProblem):
         return polished if polished.objective < res.objective else res
 
 
+@dataclass(frozen=True)
+class RootSearch:
+    """The root incumbent of ``bnb``: which heuristic, and its share of the time limit."""
+
+    root_search: str = declare.field(
+        "fast", "Root incumbent: fast (the native swap search), local-bnb (Algorithm 1's "
+        "restricted problem by this branch and bound), local-search / kernel-search (paper D's "
+        "Algorithm 1 / 2 ranked by the root relaxation), or none.", choices=ROOT_SEARCHES)
+    heuristic_share: float = declare.field(0.25, "Share of the time limit the root heuristic "
+                                           "may use.", gt=0, le=1)
+
+    def __post_init__(self) -> None:
+        declare.check_fields(self)
+
+
+@dataclass(frozen=True)
+class NodeRules:
+    """How ``bnb`` bounds and branches a node."""
+
+    extra: int = declare.field(30, "Features beyond the budget in a node relaxation's first "
+                               "working set; at most this many enter per round (column "
+                               "generation on the dual of (13)).", ge=0, le=100_000)
+    branching: str = declare.field("fractional", "Branching feature: the relaxed z_j closest "
+                                   "to 1/2 (fractional), the largest or the smallest.",
+                                   choices=BRANCHING)
+
+    def __post_init__(self) -> None:
+        declare.check_fields(self)
+
+
 @register("fs-linear", "method", "bnb",
           paper="Bertsimas, Pauphilet & Van Parys (2021); Hazimeh, Mazumder & Saab (2022)",
           ref="branch and bound with the dual of (13) per node", warm_up=_warm_up)
 def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search(),
-        root_search: str = "fast", heuristic_share: float = 0.25,
-        gap_tol: float = 1e-4, node_limit: int | None = None, extra: int = 30,
-        branching: str = "fractional", log_every: float = 5.0, workers: int = 1,
-        checkpoint: str | None = None, scheduler: str | None = None,
-        batch: int | None = None) -> Result:
+        root: RootSearch = RootSearch(), node: NodeRules = NodeRules(),
+        gap_tol: Annotated[float, GAP_TOL] = 1e-4,
+        tree: SearchOptions = SearchOptions()) -> Result:
     """Certified optimum of FS-SVM (2) (paper D) by best-first branch and bound on z.
 
     Node bound: the perspective relaxation DSCoP (13) of the node, certified at a feasible
@@ -299,33 +332,23 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
     ``relax_solver``); children inherit the parent's bound and working set. At each node:
     rounding heuristic (the relaxed support, polished by the SVM (1)), pruning at
     UB (1 - ``gap_tol``), reduced-cost-like fixing of features (:func:`_screen`), branching
-    on the most fractional relaxed z_j. The root incumbent (``root_search``, at most
-    ``heuristic_share`` of the time limit) comes from the native swap search ``fast``
-    (default: on ionosphere B = 4, 6, sonar B = 5, breast_cancer_diagnostic B = 5, cleveland
-    B = 4 and colorectal B = 5 it found the same incumbent as ``"local-bnb"`` with a root
-    phase 2-11x shorter, which is the serial share of a parallel search), from Algorithm 1's
-    restricted problem on the 2B + k best-ranked features solved by this branch and bound
-    (``"local-bnb"``), or from
-    paper D's Local Search (Algorithm 1) / Kernel Search (Algorithm 2) ranked by the root
-    relaxation (``search``'s k / rho / cop_form; MIQPs by ``plan.solver`` within
+    on the most fractional relaxed z_j (``node``: its working set and branching rule). The
+    root incumbent (``root``: at most ``heuristic_share`` of the time limit) comes from the
+    native swap search ``fast`` (default: on ionosphere B = 4, 6, sonar B = 5,
+    breast_cancer_diagnostic B = 5, cleveland B = 4 and colorectal B = 5 it found the same
+    incumbent as ``"local-bnb"`` with a root phase 2-11x shorter, which is the serial share
+    of a parallel search), from Algorithm 1's restricted problem on the 2B + k best-ranked
+    features solved by this branch and bound (``"local-bnb"``), or from paper D's Local
+    Search (Algorithm 1) / Kernel Search (Algorithm 2) ranked by the root relaxation
+    (``search``'s k / rho / cop_form; MIQPs by ``plan.solver`` within
     ``plan.subproblem_time_limit``); every new incumbent is improved by 1-swaps.
 
-    The search runs on the tree engine (:mod:`sparsekm.algorithms.tree`): ``workers`` local
-    processes (or the Dask ``scheduler``), ``batch`` nodes per batch (default: one per
-    worker), resumable from ``checkpoint`` (a path). The returned bound is min(open nodes,
-    pruned parts, incumbent): valid at every stop, so a time or node limit returns the
-    incumbent with its certified gap. ``extra`` records nodes (this call), nodes_total,
-    SOCP solves, fixings, the root bound, the open nodes left and the workers.
+    The search runs on the tree engine (:mod:`sparsekm.algorithms.tree`; ``tree``: workers,
+    checkpoint, scheduler, batch, node_limit, log_every). The returned bound is min(open
+    nodes, pruned parts, incumbent): valid at every stop, so a time or node limit returns the
+    incumbent with its certified gap. ``extra`` records nodes (this call), nodes_total, SOCP
+    solves, fixings, the root bound, the open nodes left and the workers.
     """
-    if root_search not in ROOT_SEARCHES:
-        raise ValueError(f"root_search={root_search!r}: use one of {ROOT_SEARCHES}")
-    if branching not in BRANCHING:
-        raise ValueError(f"branching={branching!r}: use one of {BRANCHING}")
-    if not 0 < heuristic_share <= 1:
-        raise ValueError(f"heuristic_share={heuristic_share} must be in (0, 1]")
-    if not 0 <= gap_tol < 1:
-        raise ValueError(f"gap_tol={gap_tol} must be in [0, 1)")
-    tree = LinearTree(problem, node_plan(plan), gap_tol, branching, extra, root_search, search,
-                      heuristic_share)
-    return search_tree(tree, plan, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
-                       batch=batch, node_limit=node_limit, log_every=log_every)
+    linear = LinearTree(problem, node_plan(plan), gap_tol, node.branching, node.extra,
+                        root.root_search, search, root.heuristic_share)
+    return run(linear, plan, tree)

@@ -183,8 +183,8 @@ def _local_bnb(ctx: RootContext, order: np.ndarray) -> list[list[int]]:
     if K.size <= p.B:
         return []
     subp = replace(p, X=p.X[:, K], cardinality="le")
-    h = bnb(subp, ctx.sub_plan(), root_search="none", gap_tol=ctx.gap_tol,
-            checkpoint=ctx.engine.sub_checkpoint("local-bnb"))
+    h = bnb.run(subp, ctx.sub_plan(), root_search="none", gap_tol=ctx.gap_tol,
+                checkpoint=ctx.engine.sub_checkpoint("local-bnb"))
     return [[int(K[j]) for j in h.selected]]
 
 

@@ -35,13 +35,6 @@ from sparsekm.solvers import Result, SolverPlan, Termination
 from sparsekm.specs import SEED
 
 from .swap import (
-    CANDIDATES,
-    MAX_EVALS,
-    SPLICE,
-    SVM,
-    SVM_TOL,
-    TRIES,
-    WEAKEST,
     SearchMemo,
     SwapOptions,
     swap_search,
@@ -140,20 +133,16 @@ def warm_up() -> None:
           paper="Zhu et al. (2020), PNAS 117:33117 (splicing); Ferris & Munson (2003)",
           ref="iterated swap search on FS-SVM (2), certified screening, native SVM (1)",
           warm_up=warm_up)
-def fast(problem: FSLinearProblem, plan: SolverPlan, *,
-         candidates: Annotated[int, CANDIDATES] = 40, splice: Annotated[int, SPLICE] = 5,
+def fast(problem: FSLinearProblem, plan: SolverPlan, *, swap: SwapOptions = SwapOptions(),
          restarts: Annotated[int, RESTARTS] = 20, perturb: Annotated[float, PERTURB] = 0.25,
-         seed: Annotated[int, SEED] = 0, polish: Annotated[bool, POLISH] = True,
-         weakest: Annotated[int, WEAKEST] = 3, tries: Annotated[int, TRIES] = 20,
-         tol: Annotated[float, SVM_TOL] = 1e-9, max_evals: Annotated[int, MAX_EVALS] = 100_000,
-         svm: Annotated[str, SVM] = "auto") -> Result:
+         seed: Annotated[int, SEED] = 0, polish: Annotated[bool, POLISH] = True) -> Result:
     """Native iterated swap search: top-B start from the full SVM, certified-screened 1-swaps
     and splicings, seeded perturbed restarts; each support by a native SVM (1) solve.
 
-    ``candidates``: outside features (largest dual correlation |X_j'(alpha y)|) tried per
-    1-swap step; ``splice``: largest exchange size; ``restarts``: perturbed restarts;
-    ``perturb``: fraction of B swapped at a restart; ``seed``: their random draws;
-    ``polish``: a last search from the best support that also tries the 1-swaps ranked by
+    ``swap`` (:class:`~.swap.SwapOptions`): ``candidates``: outside features (largest dual
+    correlation |X_j'(alpha y)|) tried per 1-swap step; ``splice``: largest exchange size;
+    ``restarts``: perturbed restarts; ``perturb``: fraction of B swapped at a restart;
+    ``seed``: their random draws; ``polish``: a last search from the best support that also tries the 1-swaps ranked by
     their primal upper bound (:mod:`.swap_scores`): out among the ``weakest`` features by
     backward sacrifice, in over every outside feature, the ``tries`` best decided; ``tol``:
     relative duality gap of each accepted support's SVM (1); ``max_evals``: SVM solves per
@@ -161,7 +150,5 @@ def fast(problem: FSLinearProblem, plan: SolverPlan, *,
     method when undecided), ``"ipm"`` or ``"dcd"``. A heuristic (status ``feasible``); the
     lower bound is the perspective bound (dual of (13)) at the dual points met: certified.
     """
-    opts = SwapOptions(candidates=candidates, splice=splice, tol=tol, max_evals=max_evals,
-                       svm=svm, weakest=weakest, tries=tries)
-    return iterated_search(problem, plan, options=opts, restarts=restarts, perturb=perturb,
+    return iterated_search(problem, plan, options=swap, restarts=restarts, perturb=perturb,
                            seed=seed, polish=polish)

@@ -34,8 +34,11 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm import declare
+from sparsekm.declare import Spec
 from sparsekm.models.smkl.objective import Evaluation, evaluate
 from sparsekm.models.smkl.problem import SMKLProblem
+from sparsekm.models.smkl.specs import MAX_ITER, TOL
 from sparsekm.models.smkl.subproblems import beta_step, lagrangian_bound
 
 from .face import face_minimize
@@ -50,14 +53,22 @@ FACE_OPTIMAL = ("(4) minimal on its support's face, and no neighbouring support'
                 "(best response, one kernel added or swapped) decreases it")
 
 
+PATIENCE = Spec("M of Algorithm 1: stop after this many consecutive iterations improving (4) "
+                "by less than tol.", ge=1)
+
+
 @dataclass(frozen=True)
 class ABRStopping:
     """The stopping rules of Algorithm 1: at most ``max_iter`` (T) iterations, or an
-    improvement of (4) below ``tol`` (epsilon) for ``patience`` (M) consecutive iterations."""
+    improvement of (4) below ``tol`` (epsilon) for ``patience`` (M) consecutive iterations
+    (declared: the ``abr`` method's options ``max_iter``, ``tol``, ``patience``)."""
 
-    max_iter: int = 50
-    tol: float = 1e-2
-    patience: int = 3
+    max_iter: int = declare.field(50, MAX_ITER)
+    tol: float = declare.field(1e-2, TOL, gt=None, ge=0)
+    patience: int = declare.field(3, PATIENCE)
+
+    def __post_init__(self) -> None:
+        declare.check_fields(self)
 
 
 def random_start(q: int, k0: int, rng: np.random.Generator) -> np.ndarray:

@@ -31,13 +31,15 @@ import numpy as np
 from sparsekm.algorithms.tree import (
     Outcome,
     RootContext,
+    SearchOptions,
     Start,
     TaskIncumbent,
     TreeProblem,
     Work,
     node_plan,
-    search_tree,
+    run,
 )
+from sparsekm.declare import Annotated, Spec
 from sparsekm.models.smkl.objective import evaluate
 from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.models.smkl.subproblems import lagrangian_bound
@@ -45,9 +47,14 @@ from sparsekm.registry import register
 from sparsekm.relaxations.smkl.cutting_plane import kelley
 from sparsekm.solvers import Result, SolverPlan, Termination
 from sparsekm.solvers.plan import Deadline
+from sparsekm.specs import GAP_TOL, SEED
 
 from .abr import ABRStopping, abr_run, random_start
 from .result import method_result
+from .specs import STARTS
+
+NODE_ABR_ITER = Spec("ABR iterations (Algorithm 1's T) from the bound's minimizer at each "
+                     "branching node (0: none).", ge=0, le=10_000)
 
 __all__ = ["SMKLTree", "enumerate_supports", "exact"]
 
@@ -227,30 +234,30 @@ class SMKLTree(TreeProblem):
     def point(self, best: dict[str, Any], objective: float) -> Result:
         """The incumbent beta evaluated: (4)'s certified value and the classifier."""
         return method_result(self.problem, "exact", time.perf_counter(),
-                             evaluation=evaluate(self.problem, best["beta"]), tol=self.tol)
+                             evaluation=evaluate(self.problem, best["beta"]))
 
 
 @register("smkl", "method", "exact", paper="B", ref="Section 4.2 (branch-and-bound on z)",
           problem_class="MISDP")
-def exact(problem: SMKLProblem, plan: SolverPlan | None = None, *, starts: int = 3,
-          seed: int = 0, tol: float = 1e-4, node_abr_iter: int = 5, workers: int = 1,
-          checkpoint: str | None = None, scheduler: str | None = None,
-          batch: int | None = None) -> Any:
+def exact(problem: SMKLProblem, plan: SolverPlan | None = None, *,
+          starts: Annotated[int, STARTS] = 3, seed: Annotated[int, SEED] = 0,
+          gap_tol: Annotated[float, GAP_TOL] = 1e-4,
+          node_abr_iter: Annotated[int, NODE_ABR_ITER] = 5,
+          tree: SearchOptions = SearchOptions()) -> Any:
     """Best-first branch-and-bound on z with ABR incumbents and Lagrangian / (14) bounds.
 
-    Runs on the tree engine (:mod:`sparsekm.algorithms.tree`): ``workers`` local processes
-    (or the Dask ``scheduler``), ``batch`` nodes per batch, resumable from ``checkpoint``.
+    Runs on the tree engine (:mod:`sparsekm.algorithms.tree`; ``tree``: workers, checkpoint,
+    scheduler, batch, node_limit, log_every); certified within the relative ``gap_tol``.
     """
     plan = plan or SolverPlan()
-    tree = SMKLTree(problem, node_plan(plan), starts, seed, tol, node_abr_iter)
-    return search_tree(tree, plan, workers=workers, scheduler=scheduler, checkpoint=checkpoint,
-                       batch=batch)
+    return run(SMKLTree(problem, node_plan(plan), starts, seed, gap_tol, node_abr_iter), plan,
+               tree)
 
 
 @register("smkl", "method", "enumerate", paper="B", ref="eq. (4), support by support",
           problem_class="convex per support")
 def enumerate_supports(problem: SMKLProblem, plan: SolverPlan | None = None, *,
-                       tol: float = 1e-5) -> Any:
+                       gap_tol: Annotated[float, GAP_TOL] = 1e-5) -> Any:
     """Solve (4) on every k0-subset of kernels (a convex problem each) and take the best."""
     plan = (plan or SolverPlan()).start()
     t0 = time.perf_counter()
@@ -258,8 +265,9 @@ def enumerate_supports(problem: SMKLProblem, plan: SolverPlan | None = None, *,
     for S in itertools.combinations(range(problem.q), problem.k0):
         # a support whose lower bound passes the best value so far cannot win: stop it there
         # (its bound >= cutoff keeps min(bound) valid within tol)
-        cutoff = np.inf if best is None else best[0] - tol * abs(best[0])
-        r = kelley(problem, S=list(S), tol=tol, max_iter=300, cutoff=cutoff, plan=plan)
+        cutoff = np.inf if best is None else best[0] - gap_tol * abs(best[0])
+        r = kelley(problem, S=list(S), tol=max(gap_tol, 1e-9), max_iter=300, cutoff=cutoff,
+                   plan=plan)
         rows.append({"support": list(S), "upper": r["upper"], "bound": r["bound"]})
         bound = min(bound, r["bound"])
         if r["termination"] == "time_limit":
@@ -267,6 +275,7 @@ def enumerate_supports(problem: SMKLProblem, plan: SolverPlan | None = None, *,
         if best is None or r["upper"] < best[0]:
             best = (r["upper"], r["beta"])
     bound = min(bound, best[0])
-    res = method_result(problem, "enumerate", t0, beta=best[1], bound=bound, tol=max(tol, 1e-6),
+    res = method_result(problem, "enumerate", t0, beta=best[1], bound=bound,
                         termination=term, supports=rows)
+    res.gap_tol = gap_tol
     return res

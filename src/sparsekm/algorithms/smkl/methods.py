@@ -17,7 +17,6 @@ import numpy as np
 from sparsekm.declare import Annotated, ParamError, Spec
 from sparsekm.models.smkl.objective import evaluate
 from sparsekm.models.smkl.problem import SMKLProblem
-from sparsekm.models.smkl.specs import MAX_ITER, TOL
 from sparsekm.registry import register
 from sparsekm.solvers import SolverPlan, Termination
 from sparsekm.specs import SEED
@@ -29,8 +28,6 @@ from .specs import INIT, INITS, STARTS
 __all__ = ["abr", "initial_betas"]
 
 CERTIFIED_GAP = 1e-4  # later starts are skipped once a certified bound is this close
-PATIENCE = Spec("M of Algorithm 1: stop after this many consecutive iterations improving (4) "
-                "by less than tol.", ge=1)
 MONOTONE = Spec("Reject a best-response step that increases (4) (backtracking instead); "
                 "false: Algorithm 1 as printed.")
 FACES = Spec("Local search over supports when a best response does not decrease (4) "
@@ -98,24 +95,23 @@ def _run_one(problem: SMKLProblem, beta0: np.ndarray, opts: dict[str, Any]) -> d
 @register("smkl", "method", "abr", paper="B", ref="Algorithm 1", problem_class="heuristic")
 def abr(problem: SMKLProblem, plan: SolverPlan | None = None, *,
         init: Annotated[str, INIT] = "ranking", starts: Annotated[int, STARTS] = 3,
-        seed: Annotated[int, SEED] = 0, max_iter: Annotated[int, MAX_ITER] = 50,
-        tol: Annotated[float, TOL] = 1e-4, patience: Annotated[int, PATIENCE] = 3,
+        seed: Annotated[int, SEED] = 0, stop: ABRStopping = ABRStopping(tol=1e-4),
         monotone: Annotated[bool, MONOTONE] = True,
         faces: Annotated[bool, FACES] = True) -> Any:
     """Alternating best response (Algorithm 1) with GSSP; the best of ``starts`` runs.
 
     ``init``: ``ranking`` (the ``starts`` best single kernels), ``random`` (Section 3.3) or a
-    relaxation's name (its k0 largest weights, then random starts); ``tol``, ``patience``,
-    ``max_iter``: epsilon, M, T of Algorithm 1; ``monotone``: reject steps that increase (4);
-    ``faces``: local search over supports when a best response does not decrease (4).
+    relaxation's name (its k0 largest weights, then random starts); ``stop``: its ``tol``,
+    ``patience``, ``max_iter`` are epsilon, M, T of Algorithm 1; ``monotone``: reject steps
+    that increase (4); ``faces``: local search over supports when a best response does not
+    decrease (4).
     """
     plan = (plan or SolverPlan()).start()
     t0 = time.perf_counter()
     if init == "ranking" and problem.k0 == 1:
         return _best_single(problem, t0)
     betas, info = initial_betas(problem, plan, init, starts, seed)
-    opts = {"stop": ABRStopping(max_iter=max_iter, tol=tol, patience=patience),
-            "monotone": monotone, "faces": faces}
+    opts = {"stop": stop, "monotone": monotone, "faces": faces}
     if plan.executor is not None:
         done = plan.executor.map(_run_one, [problem] * len(betas), betas, [opts] * len(betas))
         runs = [r for i, r in enumerate(done) if i == 0 or not _certified(done[:i])]

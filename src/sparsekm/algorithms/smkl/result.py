@@ -17,12 +17,11 @@ __all__ = ["method_result"]
 def method_result(problem: SMKLProblem, method: str, t0: float, *,
                   evaluation: Evaluation | None = None, beta: np.ndarray | None = None,
                   bound: float | None = None, termination: Termination = Termination.CONVERGED,
-                  tol: float = 1e-4, **extra: Any) -> Result:
+                  **extra: Any) -> Result:
     """Result with objective = certified value of (4) at beta (P(alpha, b*) + lam||beta||^2),
     the classifier (alpha, b) on K(beta), and ``bound`` when the method certified one."""
     e = evaluation if evaluation is not None else evaluate(problem, beta)
-    res = Result(objective=e.upper, termination=termination, gap_tol=tol,
-                 time_s=time.perf_counter() - t0,
+    res = Result(objective=e.upper, termination=termination, time_s=time.perf_counter() - t0,
                  solver="libsvm", method=method, problem="smkl",
                  selected=[int(i) for i in np.flatnonzero(e.beta > 0)],
                  values={"beta": e.beta, "alpha": e.alpha, "b": e.b},

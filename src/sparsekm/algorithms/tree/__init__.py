@@ -1,6 +1,6 @@
 """One tree-search engine for the certified methods of papers A, B and D.
 
-:func:`run` (or :func:`search_tree`, from a method's keyword options) searches a
+:func:`run` searches a
 :class:`TreeProblem` (a problem's root, node bound, branching, heuristics and point) best-first,
 serially or on persistent workers (local processes or Dask), and resumes from a checkpoint.
 Paper D's ``bnb`` (:mod:`sparsekm.algorithms.fs_linear.bnb`), paper A's ``bnb``
@@ -9,7 +9,7 @@ Paper D's ``bnb`` (:mod:`sparsekm.algorithms.fs_linear.bnb`), paper A's ``bnb``
 """
 
 from .checkpoint import CheckpointError
-from .engine import result, run, search_tree
+from .engine import result, run
 from .options import SearchOptions, node_plan
 from .protocol import Data, Outcome, Start, TaskIncumbent, TreeProblem, Work, fingerprint
 from .root import RootContext
@@ -17,4 +17,4 @@ from .state import Search
 
 __all__ = ["CheckpointError", "Data", "Outcome", "RootContext", "Search", "SearchOptions",
            "Start", "TaskIncumbent", "TreeProblem", "Work", "fingerprint", "node_plan",
-           "result", "run", "search_tree"]
+           "result", "run"]

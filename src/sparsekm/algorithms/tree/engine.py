@@ -28,7 +28,6 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 import numpy as np
 
@@ -44,7 +43,7 @@ from .resume import load_search, save_search
 from .root import RootContext
 from .state import Search, Trace
 
-__all__ = ["result", "run", "search_tree"]
+__all__ = ["result", "run"]
 
 
 @contextmanager
@@ -145,9 +144,3 @@ def run(problem: TreeProblem, plan: SolverPlan, opts: SearchOptions) -> Result:
     res.time_s = plan.clock.elapsed()
     _report(res, search, pool.size, driver.batch)
     return res
-
-
-def search_tree(problem: TreeProblem, plan: SolverPlan, **options: Any) -> Result:
-    """:func:`run` with a method's own keyword options (``workers``, ``scheduler``,
-    ``checkpoint``, ``batch``, ``node_limit``, ``log_every``) as :class:`SearchOptions`."""
-    return run(problem, plan, SearchOptions(**options))

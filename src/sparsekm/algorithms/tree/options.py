@@ -5,45 +5,32 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from sparsekm import declare
 from sparsekm.solvers import SolverPlan
+from sparsekm.specs import BATCH, CHECKPOINT, LOG_EVERY, NODE_LIMIT, SCHEDULER, WORKERS
 
 __all__ = ["SearchOptions", "node_plan"]
 
 
 @dataclass(frozen=True)
 class SearchOptions:
-    """How a search runs (none of this changes the certified optimum).
+    """How a search runs (none of this changes the certified optimum): the option group every
+    tree method takes as ``tree=`` (its fields are the methods' flat options ``workers``,
+    ``checkpoint``, ``scheduler``, ``batch``, ``node_limit``, ``log_every``, declared once
+    here for the three of them). ``checkpoint_every``: seconds between checkpoint writes."""
 
-    ``workers``: 1 runs in this process, k > 1 in k local processes, -1 one per core;
-    ``scheduler``: a Dask scheduler address or client (then ``workers`` is ignored);
-    ``checkpoint``: path of the resumable state (None: none); ``checkpoint_every``: seconds
-    between writes; ``batch``: nodes per batch (default: one per worker); ``node_limit``:
-    nodes bounded by this call; ``log_every``: seconds between progress lines.
-
-    A method passes its own keyword options straight through: ``SearchOptions(workers=
-    workers, checkpoint=checkpoint, ...)``, or :func:`sparsekm.algorithms.tree.search`.
-    """
-
-    workers: int = 1
-    scheduler: Any = None
-    checkpoint: str | None = None
+    workers: int = declare.field(1, WORKERS)
+    scheduler: Any = declare.field(None, SCHEDULER)
+    checkpoint: str | None = declare.field(None, CHECKPOINT)
+    batch: int | None = declare.field(None, BATCH)
+    node_limit: int | None = declare.field(None, NODE_LIMIT)
+    log_every: float = declare.field(5.0, LOG_EVERY)
     checkpoint_every: float = 3.0
-    batch: int | None = None
-    node_limit: int | None = None
-    log_every: float = 5.0
 
     def __post_init__(self) -> None:
-        if self.scheduler is None and self.workers != -1 and self.workers < 1:
-            raise ValueError(f"workers={self.workers}: use 1 (this process), k > 1 local "
-                             "processes, or -1 (one per core)")
-        if self.batch is not None and self.batch < 1:
-            raise ValueError(f"batch={self.batch} must be >= 1 (nodes per batch)")
-        if self.node_limit is not None and self.node_limit < 0:
-            raise ValueError(f"node_limit={self.node_limit} must be >= 0")
-        if self.checkpoint_every <= 0:
+        declare.check_fields(self)
+        if not self.checkpoint_every > 0:
             raise ValueError(f"checkpoint_every={self.checkpoint_every} must be > 0 seconds")
-        if self.checkpoint is not None:
-            object.__setattr__(self, "checkpoint", str(self.checkpoint))
 
 
 def node_plan(plan: SolverPlan) -> SolverPlan:
