@@ -85,33 +85,40 @@ class Entry:
         return DEFAULT_GAP_TOL if p is None or p.default is None else float(p.default)
 
     def bind(self, **flat: Any) -> dict[str, Any]:
-        """Flat options (as :attr:`params` lists them) regrouped into ``func``'s keywords."""
+        """Flat options (as :attr:`params` lists them) regrouped into ``func``'s keywords; a
+        whole group may also be given by its own keyword (``search=Search(k=3)``), and flat
+        options of that group then change it."""
         params = self.params
+        groups_given = {k: flat.pop(k) for k in list(flat)
+                        if k not in params and k in self._groups()}
         unknown = sorted(set(flat) - set(params))
         if unknown:
             raise ValueError(f"{self.kind} {self.name!r} of {self.problem} takes no option "
                              f"{', '.join(unknown)}; its options: "
                              f"{', '.join(params) or 'none'}")
-        kwargs: dict[str, Any] = {}
-        groups: dict[str, dict[str, Any]] = {}
+        kwargs: dict[str, Any] = dict(groups_given)
+        grouped: dict[str, dict[str, Any]] = {}
         for name, value in flat.items():
             group = params[name].group
             if group is None:
                 kwargs[name] = value
             else:
-                groups.setdefault(group, {})[name] = value
-        if groups:
-            defaults = inspect.signature(self.func).parameters
-            for group, values in groups.items():
-                kwargs[group] = dataclasses.replace(defaults[group].default, **values)
+                grouped.setdefault(group, {})[name] = value
+        for group, values in grouped.items():
+            base = kwargs.get(group, self._groups()[group])
+            kwargs[group] = dataclasses.replace(base, **values)
         return kwargs
+
+    def _groups(self) -> dict[str, Any]:
+        """``func``'s option groups: keyword -> its default (a dataclass instance)."""
+        return {p.name: p.default for p in inspect.signature(self.func).parameters.values()
+                if dataclasses.is_dataclass(p.default) and not isinstance(p.default, type)}
 
     def run(self, *args: Any, **flat: Any) -> Any:
         """Call ``func(*args)`` with flat options (see :meth:`bind`)."""
         return self.func(*args, **self.bind(**flat))
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.func(*args, **kwargs)
+    __call__ = run
 
 
 @dataclass(frozen=True)

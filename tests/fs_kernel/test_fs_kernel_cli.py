@@ -53,9 +53,9 @@ def test_enumerate_certifies_both_senses():
 @pytest.mark.parametrize("args,msg", [
     (["--B", "20"], "--B 20: at most n = 13"),
     (["--B", "0"], "--B 0: give an integer >= 1"),
-    (["--method", "rfe1", "--starts", "3"], "--starts 3: method rfe1 starts from no mask"),
+    (["--method", "rfe1", "--starts", "3"], "--starts 3: method rfe1 takes no starts"),
     (["--method", "ls", "--samples", "9"], "--samples 9: method ls takes no n_samples"),
-    (["--method", "ls", "--workers", "2"], "--workers 2: method ls runs one start"),
+    (["--method", "rfe1", "--workers", "2"], "--workers 2: method rfe1 takes no workers"),
     (["--method", "decsub", "--sense", "margin"], "sense='paper' only"),
     (["--method", "minlp", "--sense", "margin"], "sense='paper'"),
     (["--method", "nope"], "choose one of"),

@@ -12,15 +12,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sparsekm.algorithms.fs_kernel import decsub as _decsub
-from sparsekm.algorithms.fs_kernel import local_search as _ls
 from sparsekm.algorithms.fs_kernel.evaluator import SVM_TOL, alpha_subproblem, mask_key
 from sparsekm.algorithms.fs_kernel.fast import FastEvaluator
 from sparsekm.algorithms.fs_kernel.path import PathEvaluator
 from sparsekm.algorithms.fs_kernel.recipe import RecipeKernels
 from sparsekm.algorithms.fs_kernel.refine import refine_many
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
+from sparsekm.registry import get as _entry
 from sparsekm.solvers import SolverPlan, Termination
+
+# the registered methods take their options flat (grouped in the functions' signatures)
+LS, LS_STAR, DECSUB = (_entry("fs-kernel", "method", m) for m in ("ls", "ls-star", "decsub"))
 
 KERNELS = [("poly", {"degree": 2}), ("poly", {"degree": 3}), ("rbf", {"gamma": 0.2})]
 IDS = ["poly2", "poly3", "rbf"]
@@ -53,7 +55,7 @@ def test_ls_fast_equals_plain_on_random_starts(kernel, kw, sense):
     for seed in range(3):
         p = _problem(seed, kernel, kw, sense)
         for k, beta0 in enumerate(random_masks(p.n, p.B, 2, seed)):
-            plain, fast = _both(_ls.local_search, p, beta0, seed + k)
+            plain, fast = _both(LS, p, beta0, seed + k)
             _same(plain, fast)
             assert fast.extra["n_evals"] == plain.extra["n_evals"]  # the same path
             solved += fast.extra["exact_solves"]
@@ -67,7 +69,7 @@ def test_ls_star_fast_equals_plain(kernel, kw, sense):
     for seed in range(2):
         p = _problem(10 + seed, kernel, kw, sense)
         beta0 = random_masks(p.n, p.B, 1, seed)[0]
-        plain, fast = _both(_ls.ls_star, p, beta0, seed, n_samples=50, opt_window=3)
+        plain, fast = _both(LS_STAR, p, beta0, seed, n_samples=50, opt_window=3)
         _same(plain, fast)
         assert [r["best_objective"] for r in fast.log] == [
             r["best_objective"] for r in plain.log]
@@ -89,7 +91,7 @@ def test_ls_star_same_masks_whatever_the_screening_settings(kernel, kw, sense, w
     p = _problem(30, kernel, kw, sense, m=70, n=12, B=5)
     for seed in range(2):
         beta0 = random_masks(p.n, p.B, 1, seed)[0]
-        plain, fast = _both(_ls.ls_star, p, beta0, seed, n_samples=80, opt_window=3)
+        plain, fast = _both(LS_STAR, p, beta0, seed, n_samples=80, opt_window=3)
         _same(plain, fast)
         assert [r["best_objective"] for r in fast.log] == [
             r["best_objective"] for r in plain.log]
@@ -101,7 +103,7 @@ def test_decsub_fast_equals_plain(kernel, kw):
     for seed in range(2):
         p = _problem(20 + seed, kernel, kw, "paper")
         beta0 = random_masks(p.n, p.B, 1, seed)[0]
-        plain, fast = _both(_decsub.decsub_light, p, beta0, seed, sol_pool=30)
+        plain, fast = _both(DECSUB, p, beta0, seed, sol_pool=30)
         _same(plain, fast)
         assert fast.extra["iterations"] == plain.extra["iterations"]
 
@@ -110,7 +112,7 @@ def test_decsub_fast_equals_plain(kernel, kw):
 def test_fast_masks_do_not_depend_on_thread_count(sense):
     p = _problem(3, "poly", {"degree": 2}, sense, m=60, n=12, B=5)
     beta0 = random_masks(p.n, p.B, 1, 7)[0]
-    runs = [_ls.ls_star(p, SolverPlan(), beta_in=beta0.copy(), seed=7, n_samples=60,
+    runs = [LS_STAR(p, SolverPlan(), beta_in=beta0.copy(), seed=7, n_samples=60,
                         opt_window=3, threads=t) for t in (1, 2, 3)]
     assert all(r.selected == runs[0].selected and r.objective == runs[0].objective
                for r in runs)
@@ -186,7 +188,7 @@ def test_certified_intervals_contain_plain_values(kernel, kw, sense):
 def test_fast_time_limit_returns_best_so_far():
     p = _problem(4, "poly", {"degree": 2}, "margin", m=80, n=16, B=6)
     beta0 = random_masks(p.n, p.B, 1, 0)[0]
-    res = _ls.ls_star(p, SolverPlan(time_limit=0.05), beta_in=beta0, seed=0, n_samples=400)
+    res = LS_STAR(p, SolverPlan(time_limit=0.05), beta_in=beta0, seed=0, n_samples=400)
     assert res.termination in (Termination.TIME_LIMIT, Termination.CONVERGED)
     assert len(res.selected) == p.B and np.isfinite(res.objective)
     start = PathEvaluator(p).eval_mask(beta0)
@@ -195,7 +197,7 @@ def test_fast_time_limit_returns_best_so_far():
 
 def test_no_neighbours_when_B_equals_n():
     p = _problem(6, "rbf", {}, "margin", n=5, B=5)
-    plain, fast = _both(_ls.local_search, p, np.ones(5, bool), 0)
+    plain, fast = _both(LS, p, np.ones(5, bool), 0)
     _same(plain, fast)
 
 
@@ -211,7 +213,7 @@ def test_fast_equals_plain_on_ionosphere(kernel, kw, sense):
     p = FSKernelProblem(X[:200], ds.y[:200], B=8, C=10.0, kernel=kernel, sense=sense, **kw)
     for seed in range(2):
         beta0 = random_masks(p.n, p.B, 1, seed)[0]
-        _same(*_both(_ls.ls_star, p, beta0, seed, n_samples=100))
+        _same(*_both(LS_STAR, p, beta0, seed, n_samples=100))
 
 
 @pytest.mark.parametrize("method", ["ls", "ls-star"])

@@ -5,15 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sparsekm.algorithms.fs_kernel import decsub as _decsub
 from sparsekm.algorithms.fs_kernel import enumerate as _enum
-from sparsekm.algorithms.fs_kernel import local_search as _ls
 from sparsekm.algorithms.fs_kernel.search import sample_n2
 from sparsekm.kernels import kernel_matrix, mask_from_indices
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
 from sparsekm.parallel import Executor
+from sparsekm.registry import get as _entry
 from sparsekm.solvers import SolverPlan
 from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
+
+# the registered methods take their options flat (grouped in the functions' signatures)
+LS, LS_STAR, DECSUB = (_entry("fs-kernel", "method", m) for m in ("ls", "ls-star", "decsub"))
 
 
 def _plan(time_limit=None):
@@ -21,15 +23,15 @@ def _plan(time_limit=None):
 
 
 def local_search(p, beta0, time_limit=None):
-    return _ls.local_search(p, _plan(time_limit), beta_in=beta0)
+    return LS(p, _plan(time_limit), beta_in=beta0)
 
 
 def ls_star(p, beta0, time_limit=None, **kw):
-    return _ls.ls_star(p, _plan(time_limit), beta_in=beta0, **kw)
+    return LS_STAR(p, _plan(time_limit), beta_in=beta0, **kw)
 
 
 def decsub_light(p, beta0, time_limit=None, **kw):
-    return _decsub.decsub_light(p, _plan(time_limit), beta_in=beta0, **kw)
+    return DECSUB(p, _plan(time_limit), beta_in=beta0, **kw)
 
 
 def enumerate_masks(p):

@@ -101,18 +101,18 @@ def resolved(est: Any) -> Any:
             given[{v: k for k, v in RENAMED.items()}.get(name, name)] = value
     own = {k: est._declared[k].check(given.pop(k)) for k in list(given)
            if k not in cmd.params()}
-    taken = _taken(cmd, given.get(cmd.kind, cmd.default_choice())) if cmd.kind else None
-    if taken is not None:   # an option the chosen method does not take is ignored, as
-        groups = cmd.groups()   # scikit-learn's SVC ignores degree for an rbf kernel
-        given = {k: v for k, v in given.items() if groups[k] != "option" or k in taken}
+    entry = _entry(cmd, given.get(cmd.kind, cmd.default_choice())) if cmd.kind else None
+    if entry is not None:   # a parameter the chosen method does not take is ignored, as
+        given = {k: v for k, v in given.items()   # scikit-learn's SVC ignores degree for
+                 if k == cmd.kind or cmd.applies(k, entry)}   # an rbf kernel
     call = resolve(cmd, given, est.method_options or {}, PYTHON)
     return call, own
 
 
-def _taken(cmd: Any, method: Any) -> set[str] | None:
-    """The options ``method`` declares (None for an unknown method: resolve reports it)."""
+def _entry(cmd: Any, method: Any) -> Any:
+    """The registered ``method`` (None for an unknown one: resolve reports it)."""
     try:
-        return set(cmd.entry(method).params)
+        return cmd.entry(method)
     except (ValueError, TypeError):
         return None
 

@@ -46,7 +46,7 @@ class CardinalityKernelSVC(BinaryClassifierMixin, ClassifierMixin, SelectorMixin
         X, ypm = self._binary_targets(X, y)
         try:
             problem = call.build(FSKernelProblem, X, ypm)
-            options, plan = with_workers(call, call.solver_plan(), strict=False)
+            options, plan = with_workers(call, call.solver_plan())
         except ParamError as exc:
             raise call.error(exc) from None
         res = solve_fs_kernel(problem, call.choice, plan, starts=call.own["starts"],

@@ -274,8 +274,7 @@ def _check_grid(g: GridConfig, where: str) -> None:
             known = sorted(set(params) - {"data", "seed"})
             raise ConfigError(f"{at}: `sparsekm {g.action} {g.problem}` has no option "
                               f"{key!r}; known: {', '.join(known)}")
-        if cmd.groups()[name] == "option" and not any(name in cmd.entry(m).params
-                                                      for m in methods):
+        if methods and not any(cmd.applies(name, cmd.entry(m)) for m in methods):
             raise ConfigError(f"{at}: no method of the grid ({', '.join(methods)}) takes "
                               f"{name}; methods that do: {', '.join(cmd.takers(name))}")
         _check_values(params[name], values, at)

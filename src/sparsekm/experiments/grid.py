@@ -112,10 +112,7 @@ def _resolve_data(cfg: ExperimentConfig, name: str) -> tuple[str, str | None]:
 def _applies(cmd: Any, key: str, method: str | None) -> bool:
     """A grid key applies to a run unless it is an option its method does not take (a key of
     a grid of several methods goes to those that take it)."""
-    name = cmd.lookup(key)
-    if cmd.groups()[name] != "option" or method is None:
-        return True
-    return name in cmd.entry(method).params
+    return method is None or cmd.applies(cmd.lookup(key), cmd.entry(method))
 
 
 def _checked(cmd: Any, name: str, value: Any) -> Any:

@@ -38,6 +38,9 @@ class Command:
     plan : the :class:`~sparsekm.solvers.SolverPlan` fields given as flags.
     run_options : the :class:`RunOptions` fields it takes; ``run_defaults`` overrides theirs.
     problem_params : take the registered problem class's parameters (minus ``exclude``).
+    applicable : whether one of the command's own parameters applies to a method (paper A's
+        ``starts`` only to the methods that start from a mask); a method's option applies
+        to the methods that declare it.
     """
 
     action: str
@@ -52,6 +55,7 @@ class Command:
     run_defaults: tuple[tuple[str, Any], ...] = ()
     problem_params: bool = True
     exclude: tuple[str, ...] = ()
+    applicable: Callable[[str, Any], bool] | None = None
 
     @property
     def name(self) -> str:
@@ -110,9 +114,18 @@ class Command:
                 return name
         return None
 
+    def applies(self, name: str, entry: Any) -> bool:
+        """Whether parameter ``name`` applies to the method ``entry`` (see ``applicable``)."""
+        group = self.groups().get(name)
+        if group == "option":
+            return name in entry.params
+        if group == "own" and self.applicable is not None:
+            return self.applicable(name, entry)
+        return True
+
     def takers(self, name: str) -> list[str]:
-        """The choices that declare option ``name``."""
-        return [e.name for e in self.entries() if name in e.params]
+        """The choices that ``name`` applies to."""
+        return [e.name for e in self.entries() if self.applies(name, e)]
 
 
 def _choice_param(cmd: Command) -> Param:

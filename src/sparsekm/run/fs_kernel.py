@@ -55,34 +55,26 @@ def decision(res: Any, problem: Any, X: np.ndarray) -> np.ndarray:
                            X)
 
 
-def with_workers(call: Call, plan: Any, strict: bool = True) -> tuple[dict[str, Any], Any]:
+def _applicable(name: str, entry: Any) -> bool:
+    """``starts`` applies to the methods that start from a mask; ``workers`` to those and to
+    the methods with workers of their own (bnb, enumerate)."""
+    started = "beta_in" in entry.params
+    return started or (name == "workers" and "workers" in entry.params)
+
+
+def with_workers(call: Call, plan: Any) -> tuple[dict[str, Any], Any]:
     """(method options, plan) with ``--workers``: the method's own option when it declares
-    one, else the starts' executor; ``--starts`` / ``--workers`` that the method cannot use
-    are refused (``strict``, the CLI) or ignored (an estimator, scikit-learn's way)."""
+    one, else the starts' executor (parallel starts)."""
     from dataclasses import replace
 
-    from sparsekm.declare import ParamError
     from sparsekm.parallel import Executor
 
     options, workers, entry = dict(call.options), call.own["workers"], call.entry
-    started = "beta_in" in entry.params
-    if not strict and not started:
-        return options, plan
-    if call.own["starts"] > 1 and not started:
-        raise ParamError("starts", call.own["starts"], f"method {entry.name} starts from no "
-                         "mask: give --starts 1, or a started method (ls, ls-star, decsub, "
-                         "relax-round, minlp)")
-    if workers == 1:
+    if workers == 1 or not _applicable("workers", entry):
         return options, plan
     if "workers" in entry.params:
         return {**options, "workers": workers}, plan
-    if call.own["starts"] > 1 and started:
-        return options, replace(plan, executor=Executor(workers))
-    if not strict:
-        return options, plan
-    raise ParamError("workers", workers, f"method {entry.name} runs one start in this process; "
-                     "give --starts K (K > 1) to run starts in parallel, or a method that "
-                     "takes workers (bnb, enumerate)")
+    return options, replace(plan, executor=Executor(workers))
 
 
 def run_solve(call: Call) -> dict[str, Any]:
@@ -116,4 +108,5 @@ def run_solve(call: Call) -> dict[str, Any]:
 
 SOLVE = register_command(Command(
     "solve", PROBLEM, run_solve, "Kernel SVM feature selection with exactly B features "
-    "(paper A, MINLP (4)).", own=FSKernelRun, run_options=(*BASE_OPTIONS, "train_rows")))
+    "(paper A, MINLP (4)).", own=FSKernelRun, run_options=(*BASE_OPTIONS, "train_rows"),
+    applicable=_applicable))

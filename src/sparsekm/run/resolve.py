@@ -161,7 +161,7 @@ def _options(cmd: Command, choice: str | None, flags: dict[str, tuple[Any, str]]
         if name not in declared:
             takers = cmd.takers(name)
             raise UserError(f"{text}: {what} takes no {name}"
-                            + (f" ({', '.join(takers)} do)" if takers else ""))
+                            + (f"; methods that do: {', '.join(takers)}" if takers else ""))
         values[name], shown[name] = _check(declared[name], raw, text), text
     for name, raw, text in items:
         if name not in declared:
@@ -195,6 +195,9 @@ def resolve(cmd: Command, given: Mapping[str, Any],
             flags[name] = (raw, text)
         elif group != "choice":
             sections[group][name], shown[name] = _check(p, raw, text), text
+            if choice and not cmd.applies(name, cmd.entry(choice)):
+                raise UserError(f"{text}: {cmd.kind} {choice} takes no {name}; methods that "
+                                f"do: {', '.join(cmd.takers(name))}")
     options_given, options_shown = _options(cmd, choice, flags, _option_items(options, style))
     shown.update(options_shown)
     run = {n: p.default for n, p in params.items() if groups[n] == "run"}
