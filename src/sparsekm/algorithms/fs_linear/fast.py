@@ -141,14 +141,15 @@ def fast(problem: FSLinearProblem, plan: SolverPlan, *, swap: SwapOptions = Swap
 
     ``swap`` (:class:`~.swap.SwapOptions`): ``candidates``: outside features (largest dual
     correlation |X_j'(alpha y)|) tried per 1-swap step; ``splice``: largest exchange size;
-    ``restarts``: perturbed restarts; ``perturb``: fraction of B swapped at a restart;
-    ``seed``: their random draws; ``polish``: a last search from the best support that also
-    tries the 1-swaps ranked by their primal upper bound (:mod:`.swap_scores`): out among the
-    ``weakest`` features by backward sacrifice, in over every outside feature, the ``tries`` best decided; ``tol``:
-    relative duality gap of each accepted support's SVM (1); ``max_evals``: SVM solves per
-    swap search; ``svm``: ``"auto"`` (warm pair coordinate descent, then the interior-point
-    method when undecided), ``"ipm"`` or ``"dcd"``. A heuristic (status ``feasible``); the
-    lower bound is the perspective bound (dual of (13)) at the dual points met: certified.
+    ``tol``: relative duality gap of each accepted support's SVM (1); ``max_evals``: SVM
+    solves per swap search; ``svm``: ``"auto"`` (warm pair coordinate descent, then the
+    interior-point method when undecided), ``"ipm"`` or ``"dcd"``. ``restarts``: perturbed
+    restarts; ``perturb``: fraction of B swapped at a restart; ``seed``: their random draws;
+    ``polish``: a last search from the best support that also tries the 1-swaps ranked by
+    their primal upper bound (:mod:`.swap_scores`): out among the ``weakest`` features by
+    backward sacrifice, in over every outside feature, the ``tries`` best decided. A heuristic
+    (status ``feasible``); the lower bound is the perspective bound (dual of (13)) at the dual
+    points met: certified.
     """
     return iterated_search(problem, plan, options=swap, restarts=restarts, perturb=perturb,
                            seed=seed, polish=polish)
