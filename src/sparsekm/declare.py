@@ -146,11 +146,19 @@ class Param:
 _UnionType = type(int | None)
 
 
+def _number(val: float) -> str:
+    """A bound as a reader writes it: 100, 4294967295, 0.25, 1e-08, 1e+08."""
+    short = f"{val:g}"
+    if float(val).is_integer() and (abs(val) < 1e6 or float(short) != val):
+        return str(int(val))
+    return short
+
+
 def _bounds(spec: Spec) -> list[str]:
     out = []
     for op, val in ((">=", spec.ge), (">", spec.gt), ("<=", spec.le), ("<", spec.lt)):
         if val is not None:
-            out.append(f"{op} {val:g}")
+            out.append(f"{op} {_number(val)}")
     return out
 
 
@@ -263,10 +271,13 @@ def check_value(param: Param, value: Any) -> Any:
     if typing.get_origin(tp) in (list, tuple):
         item_tp = (typing.get_args(tp) or (Any,))[0]
         out = []
-        for item in _items(value):
-            v = _scalar(name, item_tp, spec, item, shown)
-            _in_range(name, spec, v, shown, tp)
-            out.append(v)
+        try:
+            for item in _items(value):
+                v = _scalar(name, item_tp, spec, item, shown)
+                _in_range(name, spec, v, shown, tp)
+                out.append(v)
+        except ParamError:
+            raise ParamError(name, shown, f"give {param.describe()}") from None
         if not out:
             raise ParamError(name, shown, f"give {param.describe()}")
         return out if typing.get_origin(tp) is list else tuple(out)
@@ -275,7 +286,33 @@ def check_value(param: Param, value: Any) -> Any:
     choices = spec.allowed_choices()
     if choices is not None and out not in choices:
         raise ParamError(name, shown, f"choose one of {', '.join(map(str, choices))}")
+    if spec.path is not None and isinstance(out, str):
+        _check_path(name, spec.path, out)
     return out
+
+
+def _check_path(name: str, kind: str, value: str) -> None:
+    """A path parameter: ``read`` an existing file; ``write`` / ``dir`` a path whose folder
+    exists (a ``write`` path that is a folder, or a ``dir`` path that is a file, is refused)."""
+    from pathlib import Path
+
+    p = Path(value).expanduser()
+    if kind == "read":
+        if p.is_dir():
+            raise ParamError(name, value, "is a folder; give a file")
+        if not p.is_file():
+            raise ParamError(name, value, "no such file")
+        return
+    if kind == "write" and p.is_dir():
+        raise ParamError(name, value, "is a folder; give a file path in it")
+    if kind == "dir" and p.exists() and not p.is_dir():
+        raise ParamError(name, value, "is a file; give a folder")
+    near = next((q for q in p.parents if q.exists()), None)
+    if near is not None and not near.is_dir():
+        raise ParamError(name, value, f"{near} is a file, not a folder")
+    if not p.parent.is_dir():
+        raise ParamError(name, value, f"folder {p.parent} does not exist; give a path in an "
+                         "existing folder")
 
 
 def _hints(obj: Any) -> dict[str, Any]:

@@ -17,6 +17,7 @@ import pytest
 
 from sparsekm import registry
 from sparsekm.algorithms.tree import CheckpointError, checkpoint, lock
+from sparsekm.declare import ParamError
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.solvers import SolverPlan
 
@@ -130,7 +131,7 @@ def test_unusable_files_are_refused_in_one_line_saying_which(tmp_path):
         assert words in _one_line(err.value, path), str(err.value)
     folder = tmp_path / "folder"
     folder.mkdir()
-    with pytest.raises(CheckpointError, match="is a folder"):
+    with pytest.raises(ParamError, match="is a folder"):   # the declaration checks the path
         _solve(folder)
     with pytest.raises(CheckpointError, match="does not exist"):
         _solve(tmp_path / "missing" / "run.ckpt")

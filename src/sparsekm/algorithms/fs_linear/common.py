@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from sparsekm import declare
+from sparsekm.declare import ParamError
 from sparsekm.models.fs_linear import (
     FSLinearProblem,
     add_new_feature_cut,
@@ -47,6 +48,15 @@ class Search:
 def rank_features(u: np.ndarray) -> np.ndarray:
     """Features by increasing u*_j (ties by index): the most promising first (Alg. 1/2 step 3)."""
     return np.lexsort((np.arange(u.size), np.round(np.asarray(u, dtype=float), 9)))
+
+
+def given_ranking(problem: FSLinearProblem, ranking: Any) -> np.ndarray:
+    """A ranking vector u given by the user: n finite values (ParamError naming it)."""
+    u = np.asarray(ranking, dtype=float)
+    if u.shape != (problem.n,) or not np.all(np.isfinite(u)):
+        raise ParamError("ranking", f"{u.size} values", f"give n = {problem.n} finite values "
+                         "(the most promising feature smallest)")
+    return u
 
 
 def dscop_ranking(problem: FSLinearProblem, plan: SolverPlan, relaxation: str = "dscop",

@@ -10,7 +10,14 @@ from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
 
-from .common import dscop_ranking, finish, rank_features, solve_restricted, top_b_incumbent
+from .common import (
+    dscop_ranking,
+    finish,
+    given_ranking,
+    rank_features,
+    solve_restricted,
+    top_b_incumbent,
+)
 from .specs import COP_FORM, RANKING, RHO
 
 
@@ -18,7 +25,7 @@ from .specs import COP_FORM, RANKING, RHO
 def kernel_search(problem: FSLinearProblem, plan: SolverPlan, *,
                   rho: Annotated[int, RHO] = 10,
                   cop_form: Annotated[str, COP_FORM] = "bilinear",
-                  ranking: Annotated[Any, RANKING] = None) -> Result:
+                  ranking: Annotated[list[float] | None, RANKING] = None) -> Result:
     """Kernel Search: CoP(K) (16) over a growing kernel of features, bucket by bucket.
 
     Features ranked by increasing u* of DSCoP (13) are split into buckets K_1..K_N of ``rho``
@@ -37,6 +44,8 @@ def kernel_search(problem: FSLinearProblem, plan: SolverPlan, *,
     if ranking is None:
         r = dscop_ranking(problem, plan)
         ranking, bound, info = r.values["u"], r.bound, {"bound": r.bound, "time_s": r.time_s}
+    else:
+        ranking = given_ranking(problem, ranking)
     order = rank_features(ranking)
     buckets = [sorted(int(j) for j in order[i * rho:(i + 1) * rho])
                for i in range(math.ceil(n / rho))]

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sparsekm.declare import Annotated
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination
 
-from .common import dscop_ranking, finish, rank_features, solve_restricted, top_b_incumbent
+from .common import (
+    dscop_ranking,
+    finish,
+    given_ranking,
+    rank_features,
+    solve_restricted,
+    top_b_incumbent,
+)
 from .specs import COP_FORM, K_EXCESS, RANKING
 
 
@@ -17,7 +22,7 @@ from .specs import COP_FORM, K_EXCESS, RANKING
 def local_search(problem: FSLinearProblem, plan: SolverPlan, *,
                  k: Annotated[int, K_EXCESS] = 10,
                  cop_form: Annotated[str, COP_FORM] = "bilinear",
-                 ranking: Annotated[Any, RANKING] = None) -> Result:
+                 ranking: Annotated[list[float] | None, RANKING] = None) -> Result:
     """Local Search: CoP(K) (16) on the k + B features of smallest DSCoP (13) u*.
 
     1. Solve DSCoP (13) (SOC form, Lemma 4.3) for u* (skipped when ``ranking`` is given:
@@ -33,6 +38,8 @@ def local_search(problem: FSLinearProblem, plan: SolverPlan, *,
     if ranking is None:
         r = dscop_ranking(problem, plan)
         ranking, bound, info = r.values["u"], r.bound, {"bound": r.bound, "time_s": r.time_s}
+    else:
+        ranking = given_ranking(problem, ranking)
     order = rank_features(ranking)
     K = sorted(int(j) for j in order[:min(problem.n, problem.B + k)])
     best = top_b_incumbent(problem, plan, order)

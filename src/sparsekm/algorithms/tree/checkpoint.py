@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.declare import ParamError
+
 from .protocol import Data
 
 __all__ = ["CheckpointError", "FORMAT", "load", "save"]
@@ -34,22 +36,25 @@ ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 META = "meta.json"
 
 
-class CheckpointError(ValueError):
+class CheckpointError(ParamError):
     """A checkpoint that cannot be used: in use by another search, unreadable, not a
     checkpoint, or written for other data or parameters.
 
-    ``str()`` starts with the path and is one line, so that it reads after the flag the user
-    typed (``--checkpoint run.ckpt is in use by another search ...``); ``path`` and
-    ``reason`` are kept apart for a front end that words it otherwise.
+    A :class:`~sparsekm.declare.ParamError` of the option ``checkpoint``, so that every front
+    end names it as the user wrote it (``--checkpoint run.ckpt: is in use by another search
+    ...``); ``str()`` starts with the path, ``reason`` is what is wrong and the fix.
     """
 
     def __init__(self, path: str | os.PathLike, reason: str) -> None:
         self.path, self.reason = str(path), reason
-        super().__init__(f"{self.path} {reason}")
+        ParamError.__init__(self, "checkpoint", self.path, reason)
+        self.args = (f"{self.path} {reason}",)
 
-    def render(self, shown: str) -> str:
-        """One line after ``shown`` (e.g. ``"--checkpoint run.ckpt"``)."""
-        return f"{shown} {self.reason}"
+    def __str__(self) -> str:
+        return f"{self.path} {self.reason}"
+
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable (worker processes)
+        return (type(self), (self.path, self.reason))
 
 
 def _encode(group: str, records: list[Data], out: dict[str, np.ndarray]) -> dict[str, Any]:
