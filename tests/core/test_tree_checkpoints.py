@@ -133,6 +133,6 @@ def test_unusable_files_are_refused_in_one_line_saying_which(tmp_path):
     folder.mkdir()
     with pytest.raises(ParamError, match="is a folder"):   # the declaration checks the path
         _solve(folder)
-    with pytest.raises(CheckpointError, match="does not exist"):
+    with pytest.raises(ParamError, match="does not exist"):
         _solve(tmp_path / "missing" / "run.ckpt")
     assert json.loads(json.dumps(meta["params"]))["B"] == 3      # plain JSON parameters
