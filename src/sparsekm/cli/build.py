@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import json
 import sys
+import warnings
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -37,6 +38,12 @@ def cli_errors() -> Any:
     return reported()
 
 
+def _one_line_warning(message: Warning | str, category: type, filename: str, lineno: int,
+                      file: Any = None, line: str | None = None) -> None:
+    """A warning as the CLI shows it: one line ``warning: ...`` on stderr (no source line)."""
+    print(f"warning: {' '.join(str(message).split())}", file=sys.stderr, flush=True)
+
+
 def _click_errors() -> Any:
     """The click exception module typer uses (vendored since typer 0.16, click before)."""
     try:
@@ -54,6 +61,7 @@ class OneLineErrors(typer.core.TyperGroup):
         errors = _click_errors()
         standalone = kwargs.pop("standalone_mode", True)
         quiet_third_party_warnings()
+        warnings.showwarning = _one_line_warning
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
             code = code if isinstance(code, int) else 0

@@ -1,13 +1,15 @@
 """``sparsekm solve svm``: the plain kernel or linear SVM (paper A eq. (3), paper D eq. (1)).
 
-The native path is the default: libsvm on a precomputed kernel, or ``--solver smo`` for
-sparsekm's compiled SMO engine (``--solver libsvm`` names the default); their JSON has
-``solve_s``, the dual solve alone, beside ``time_s``. Any other ``--solver NAME`` solves the
-declarative model instead: the primal QP (D eq. (1)) for the linear kernel when the solver
-takes Pyomo QPs, otherwise the dual QP (A eq. (3)). Either way the reported ``objective`` is
-the primal value 1/2||w||^2 + C sum xi at the returned point and ``lower_bound`` is minus the
-dual value (weak duality), so the gap certifies the solution; the native path refines its
-solve until that gap is within ``--gap-tol`` (a KKT tolerance alone leaves 1.4 % at C = 1e5).
+The native path is the default: sparsekm's compiled SMO engine on a precomputed kernel, which
+stops at the time limit (``--solver smo`` names it), or ``--solver libsvm`` (scikit-learn's
+libsvm, which no limit can stop: it took 136 s on magic's 15000 rows at C = 1000 under a 5 s
+limit); their JSON has ``solve_s``, the dual solve alone, beside ``time_s``. Any other
+``--solver NAME`` solves the declarative model instead: the primal QP (D eq. (1)) for the
+linear kernel when the solver takes Pyomo QPs, otherwise the dual QP (A eq. (3)). Either
+way the reported ``objective`` is the primal value 1/2||w||^2 + C sum xi at the returned
+point and ``lower_bound`` is minus the dual value (weak duality), so the gap certifies the
+solution; the native path refines its solve until that gap is within ``--gap-tol`` (a KKT
+tolerance alone leaves 1.4 % at C = 1e5).
 """
 
 from __future__ import annotations
@@ -35,12 +37,14 @@ class SVMRun:
                                    "which the SVM counts as solved (a convex QP: tight).")
 
 
-def _native(problem: Any, K: np.ndarray, solver: str | None, gap_tol: float) -> dict:
+def _native(problem: Any, K: np.ndarray, solver: str | None, gap_tol: float,
+            limit: float | None) -> dict:
     from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
 
-    backend = "libsvm" if solver is None else solver.lower()
-    res = solve_svm_dual(K, problem.y, problem.C,
-                         options=SVMDualOptions(backend=backend, gap_tol=gap_tol))
+    backend = "smo" if solver is None else solver.lower()
+    res = solve_svm_dual(K, problem.y, problem.C, options=SVMDualOptions(  # K: ours, valid
+        backend=backend, gap_tol=gap_tol, time_limit=limit if backend == "smo" else None,
+        check_input=False))
     return {"alpha": res.alpha, "method": f"{backend}-dual", "solver": res.solver,
             "termination": res.termination.value, "solve_s": res.extra["solve_s"],
             "load_s": res.extra["load_s"], "refinements": res.extra["refinements"]}
@@ -68,16 +72,41 @@ def _model(problem: Any, K: np.ndarray, solver: str, limit: float | None) -> dic
     return {**out, "alpha": np.asarray(r.values["alpha"], dtype=float)}
 
 
-def solve_svm(problem: Any, solver: str | None, limit: float | None, gap_tol: float) -> dict:
-    """Solve the SVM ``problem``: the payload's outcome fields, with ``alpha`` or ``w``."""
+KERNEL_BLOCK = 2048   # rows of the kernel matrix computed between two looks at the clock
+
+
+def _kernel(problem: Any, deadline: Any) -> np.ndarray | None:
+    """The kernel matrix in row blocks, None when ``deadline`` passes first (15000 rows of
+    magic took 5.8 s: more than a 5 s limit, which the matrix in one call could not keep)."""
+    X, m = problem.X, problem.m
+    if deadline is None or m <= KERNEL_BLOCK:
+        return problem.spec(X)
+    K = np.empty((m, m))
+    for i in range(0, m, KERNEL_BLOCK):
+        if deadline.expired():
+            return None
+        K[i:i + KERNEL_BLOCK] = problem.spec(X[i:i + KERNEL_BLOCK], X)
+    return K
+
+
+def solve_svm(problem: Any, solver: str | None, deadline: Any, gap_tol: float) -> dict:
+    """Solve the SVM ``problem`` within ``deadline`` (a :class:`~sparsekm.solvers.Deadline`,
+    or None): the payload's outcome fields, with ``alpha`` or ``w``."""
     from sparsekm.solvers import Result
     from sparsekm.solvers.native import NATIVE_SOLVERS
     from sparsekm.solvers.smo import svm_duality
 
     t0 = time.perf_counter()
-    K = problem.spec(problem.X)
+    K = _kernel(problem, deadline)
+    if K is None:
+        return {"method": "kernel", "solver": None, "status": "error", "objective": None,
+                "termination": "time_limit", "time_s": time.perf_counter() - t0,
+                "message": f"the time limit ran out while computing the {problem.m} x "
+                           f"{problem.m} kernel matrix; raise --time-limit or use --rows"}
+    limit = None if deadline is None else deadline.cap(None)   # what the kernel left
     native = solver is None or solver.lower() in NATIVE_SOLVERS
-    out = _native(problem, K, solver, gap_tol) if native else _model(problem, K, solver, limit)
+    out = _native(problem, K, solver, gap_tol, limit) if native else \
+        _model(problem, K, solver, limit)
     if "w" in out:
         xi = np.maximum(0.0, 1.0 - problem.y * (problem.X @ out["w"] + out["b"]))
         primal, bound = 0.5 * float(out["w"] @ out["w"]) + problem.C * float(xi.sum()), \
@@ -104,8 +133,7 @@ def run_solve(call: Call) -> dict[str, Any]:
     train, val = validation_split(split.train, call.opts)
     problem = call.build(SVMProblem, train.X, train.y)
     ready()
-    limit = call.solver_plan().clock.cap(None)
-    out = solve_svm(problem, call.opts.solver, limit, call.own["gap_tol"])
+    out = solve_svm(problem, call.opts.solver, call.solver_plan().clock, call.own["gap_tol"])
     alpha, w = out.pop("alpha", None), out.pop("w", None)
 
     def decide(X: np.ndarray) -> np.ndarray:

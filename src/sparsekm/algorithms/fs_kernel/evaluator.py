@@ -24,17 +24,19 @@ __all__ = ["Evaluator", "alpha_subproblem", "mask_key", "mask_result", "single_b
 SVM_TOL = 1e-5
 
 
-def alpha_subproblem(K: np.ndarray, y: np.ndarray, C: float, tol: float = SVM_TOL
-                     ) -> tuple[np.ndarray, float, float]:
+def alpha_subproblem(K: np.ndarray, y: np.ndarray, C: float, tol: float = SVM_TOL,
+                     deadline: Any = None) -> tuple[np.ndarray, float, float]:
     """Solve the dual SVM (3) for a fixed kernel ``K = K_beta`` (Paper A, alpha-subproblem).
 
     Returns ``(alpha, b, objective)`` with ``objective = 1/2 alpha'Q alpha - 1'alpha`` and
     ``Q = (y y') * K``, through :func:`sparsekm.solvers.smo.solve_svm_dual` (libsvm SMO, the
-    solver Paper A uses).
+    solver Paper A uses), within ``deadline`` (its iterations capped by the time left).
     """
     from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
 
-    res = solve_svm_dual(K, y, C, options=SVMDualOptions(tol=tol, check_input=False))
+    limit = None if deadline is None else deadline.cap(None)
+    res = solve_svm_dual(K, y, C, options=SVMDualOptions(tol=tol, check_input=False,
+                                                         time_limit=limit))
     return res.alpha, float(res.b), float(res.objective)
 
 
@@ -83,7 +85,7 @@ class Evaluator:
         return self._mk.K
 
     def _record(self, beta: np.ndarray, K: np.ndarray) -> float:
-        alpha, _, obj = alpha_subproblem(K, self.p.y, self.p.C)
+        alpha, _, obj = alpha_subproblem(K, self.p.y, self.p.C, deadline=self.plan.clock)
         self.n_evals += 1
         self.cache[mask_key(beta)] = obj
         self.last_alpha = alpha
@@ -101,7 +103,7 @@ class Evaluator:
 
     def solve_mask(self, beta: np.ndarray) -> tuple[np.ndarray, float, float]:
         """``(alpha, b, objective)`` at ``beta`` (always solves (3))."""
-        return alpha_subproblem(self.kernel(beta), self.p.y, self.p.C)
+        return alpha_subproblem(self.kernel(beta), self.p.y, self.p.C, deadline=self.plan.clock)
 
     def eval_swap(self, beta: np.ndarray, j_out: int, j_in: int) -> float:
         """Objective at ``beta - e_{j_out} + e_{j_in}`` through one O(m^2) kernel pass."""

@@ -246,7 +246,8 @@ class FastEvaluator(PathEvaluator):
             self.stats["bounded"] += int(todo.size)
 
     def _exact(self, b: Batch, i: int) -> None:
-        alpha, bias, obj = alpha_subproblem(self.rk.matrix(b.recipes[i]), self.p.y, self.p.C)
+        alpha, bias, obj = alpha_subproblem(self.rk.matrix(b.recipes[i]), self.p.y, self.p.C,
+                                            deadline=self.plan.clock)
         b.set_exact(i, self.score(obj))
         self.alphas[b.keys[i]] = (alpha, bias)
 

@@ -56,7 +56,8 @@ class PathEvaluator:
     def solve(self, recipe: Recipe) -> tuple[np.ndarray, float, float]:
         """libsvm on the recipe's kernel: ``(alpha, b, objective)`` (the plain value)."""
         self.stats["exact_solves"] += 1
-        return alpha_subproblem(self.rk.matrix(recipe), self.p.y, self.p.C)
+        return alpha_subproblem(self.rk.matrix(recipe), self.p.y, self.p.C,
+                                deadline=self.plan.clock)
 
     def record(self, key: bytes, beta: np.ndarray, obj: float, alpha: np.ndarray | None,
                b: float) -> None:

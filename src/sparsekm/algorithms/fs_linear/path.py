@@ -56,7 +56,7 @@ def _entry(res: Result, B: int, C: float, seconds: float) -> dict[str, Any]:
 def _one_C(problem: FSLinearProblem, Bs: list[int], plan: SolverPlan, options: SwapOptions,
            cold: bool) -> list[dict[str, Any]]:
     """The path over ``Bs`` at the problem's C."""
-    d_full = problem.X.T @ (full_svm_dual(problem) * problem.y)
+    d_full = problem.X.T @ (full_svm_dual(problem, plan.clock) * problem.y)
     rows: list[dict[str, Any]] = []
     prev: Result | None = None
     for B in Bs:

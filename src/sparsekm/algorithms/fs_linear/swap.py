@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -88,12 +89,14 @@ class SwapOptions:
         declare.check_fields(self)
 
 
-def full_svm_dual(problem: FSLinearProblem) -> np.ndarray:
+def full_svm_dual(problem: FSLinearProblem, deadline: Any = None) -> np.ndarray:
     """The dual alpha of the SVM (1) on all features.
 
     The dual sees X only through X X', so when n > m the IPM runs on m "virtual columns"
     L = U sqrt(lambda) (X X' = U diag(lambda) U'); it runs on X itself when n <= m. With more
-    than ``FULL_IPM_MAX_COLUMNS`` columns either way, libsvm on X X' takes over.
+    than ``FULL_IPM_MAX_COLUMNS`` columns either way, the SMO engine on X X' takes over,
+    within ``deadline`` (a :class:`~sparsekm.solvers.Deadline`): at it, its feasible alpha
+    (madelon's 2000 x 500 took libsvm 10 s, which no limit could stop).
     """
     p = problem
     cols = p.X
@@ -110,8 +113,9 @@ def full_svm_dual(problem: FSLinearProblem) -> np.ndarray:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        left = None if deadline is None else deadline.cap(None)
         r = solve_svm_dual(p.X @ p.X.T, p.y, p.C, options=SVMDualOptions(
-            tol=1e-6, max_iter=1_000_000, check_input=False))
+            tol=1e-6, max_iter=1_000_000, check_input=False, backend="smo", time_limit=left))
     alpha = np.empty(p.m)
     feasible_dual(p.y, np.asarray(r.values["alpha"], float), float(p.C), alpha)
     return alpha
@@ -314,7 +318,7 @@ def swap_search(problem: FSLinearProblem, plan: SolverPlan | None = None,
     srch = _Search(p, plan, o, SearchMemo() if memo is None else memo)
     S = checked_support(p, start)
     if S.size < p.B:
-        S = grow_support(S, srch.correlations(full_svm_dual(p)), p.B)
+        S = grow_support(S, srch.correlations(full_svm_dual(p, plan.clock)), p.B)
     S, fit = srch.run(S, srch.solve(S))
     srch.correlations(fit.alpha)
     res = _result(p, S, fit)

@@ -96,7 +96,8 @@ def algorithm1(X: np.ndarray, y: np.ndarray, *, C2: float = 0.5, p: float = 1.0,
     else:
         cv = cv_start(X, y, folds=start.folds, seed=start.seed,
                       C_grid=fixed_or_grid(C, start.C_grid),
-                      gamma_grid=fixed_or_grid(gamma0, start.gamma_grid), tie=start.tie)
+                      gamma_grid=fixed_or_grid(gamma0, start.gamma_grid), tie=start.tie,
+                      deadline=plan.clock)
         C_star, g0, cvinfo = cv.C, cv.gamma, nofs_summary(cv)
         plan.progress(f"minmax-fs Algorithm 1: C* = {cv.C:g}, gamma_ini = {cv.gamma:g} "
                       f"(CV accuracy {cv.accuracy:.4f})")

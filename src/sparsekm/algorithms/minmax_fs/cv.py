@@ -70,16 +70,19 @@ def decision_values(X_train: np.ndarray, y: np.ndarray, alpha: np.ndarray, b: fl
 
 
 def _fold_table(X: np.ndarray, y: np.ndarray, tr: np.ndarray, va: np.ndarray,
-                C_grid: tuple, gamma_grid: tuple) -> np.ndarray:
-    """Validation accuracy of every (C, gamma) on one inner fold."""
+                C_grid: tuple, gamma_grid: tuple, deadline: Any = None) -> np.ndarray:
+    """Validation accuracy of every (C, gamma) on one inner fold (NaN for the pairs the
+    ``deadline`` left no time to fit)."""
     from scipy.spatial.distance import cdist
 
     D_tr = cdist(X[tr], X[tr], "sqeuclidean")
     D_va = cdist(X[va], X[tr], "sqeuclidean")
-    out = np.zeros((len(C_grid), len(gamma_grid)))
+    out = np.full((len(C_grid), len(gamma_grid)), np.nan)
     for b_, g in enumerate(gamma_grid):
         K, Kv = np.exp(-g * D_tr), np.exp(-g * D_va)
         for a_, C in enumerate(C_grid):
+            if deadline is not None and deadline.expired():
+                return out
             alpha, b = svm_fit(K, y[tr], C)
             d = Kv @ (alpha * y[tr]) + b
             out[a_, b_] = np.mean(np.where(d >= 0, 1.0, -1.0) == y[va])
@@ -94,11 +97,13 @@ def fixed_or_grid(value: float | None, grid: tuple) -> tuple:
 
 def cv_start(X: np.ndarray, y: np.ndarray, *, folds: int = 5, seed: int = 0,
              C_grid: tuple = C_GRID, gamma_grid: tuple = GAMMA_GRID,
-             tie: str = "largest-C") -> CVStart:
+             tie: str = "largest-C", deadline: Any = None) -> CVStart:
     """Choose (C*, gamma_ini) by ``folds``-fold stratified CV of the SVM (10) (Algorithm 1).
 
     A one-point grid fixes that coordinate (:func:`fixed_or_grid`; both fixed: no CV, the
     accuracy is NaN); ``tie`` (one of :data:`TIES`) picks among pairs of equal mean accuracy.
+    At the ``deadline`` the CV stops: the pairs fitted on every fold so far compete (the
+    first pair when none was).
     """
     from sparsekm.data import kfold_splits
 
@@ -109,7 +114,11 @@ def cv_start(X: np.ndarray, y: np.ndarray, *, folds: int = 5, seed: int = 0,
     if len(Cg) == 1 and len(gg) == 1:
         return CVStart(Cg[0], gg[0], float("nan"), np.full((1, 1), np.nan), Cg, gg)
     splits = kfold_splits(y, k=folds, seed=seed)
-    table = np.mean([_fold_table(X, y, tr, va, Cg, gg) for tr, va in splits], axis=0)
+    table = np.mean([_fold_table(X, y, tr, va, Cg, gg, deadline) for tr, va in splits],
+                    axis=0)
+    if np.isnan(table).all():        # no pair fitted in time: the first one
+        return CVStart(Cg[0], gg[0], float("nan"), table, Cg, gg)
+    table = np.where(np.isnan(table), -np.inf, table)
     best = float(table.max())
     ties = np.argwhere(table >= best - 1e-12)          # row-major: C ascending, gamma ascending
     if tie == "smallest-gamma":

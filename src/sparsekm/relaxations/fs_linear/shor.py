@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sparsekm.declare import Annotated
+from sparsekm.declare import Annotated, ParamError
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.models.fs_linear.specs import BIG_M
 from sparsekm.registry import register
@@ -10,6 +10,21 @@ from sparsekm.solvers import Result, SolverPlan
 
 from .box import box_bound
 from .common import Relaxed, budget, need_big_m, solve_relaxed, xi_block
+
+SCALING_BYTES = 2e9   # the dense scaling block of a PSD cone an interior point may hold
+
+
+def check_block(name: str, n: int, order: int, blocks: int = 1) -> None:
+    """Refuse a Shor relaxation whose PSD blocks an interior-point solver cannot hold: its
+    scaling matrix is dense in the block's svec (order (order + 1) / 2), so SCoP on madelon's
+    500 features asked for 2e12 bytes and the process aborted, past any error handling."""
+    svec = order * (order + 1) // 2
+    need = blocks * 8.0 * svec ** 2
+    if need > SCALING_BYTES:
+        raise ParamError("relaxation", name, f"on n = {n} features its PSD block of order "
+                         f"{order} needs about {need:.1e} bytes in an interior-point solver; "
+                         "use dscop (13) (the same bound as SCoP, Theorem 3.6) or dscomp "
+                         "(14), or fewer features")
 
 
 def build_smp(problem: FSLinearProblem, M: float) -> Relaxed:
@@ -54,6 +69,7 @@ def build_scop(problem: FSLinearProblem, M: float | None = None) -> Relaxed:
 def smp(problem: FSLinearProblem, plan: SolverPlan, *,
         M: Annotated[float | None, BIG_M] = None) -> Result:
     """SMP (10): Shor relaxation of BigMP (equal to BoxMP (8), Theorem 3.3)."""
+    check_block("shor-bigm", problem.n, problem.n + 1, blocks=2)
     return solve_relaxed(problem, build_smp(problem, need_big_m(problem, M)),
                          plan, "(10)")
 
@@ -62,6 +78,7 @@ def smp(problem: FSLinearProblem, plan: SolverPlan, *,
           problem_class="SDP", aliases=("scop",))
 def scop(problem: FSLinearProblem, plan: SolverPlan) -> Result:
     """SCoP (11): Shor relaxation of CoP (equal to DSCoP (13), Theorem 3.6)."""
+    check_block("shor-cop", problem.n, 2 * problem.n + 1)
     return solve_relaxed(problem, build_scop(problem), plan, "(11)")
 
 
@@ -70,5 +87,6 @@ def scop(problem: FSLinearProblem, plan: SolverPlan) -> Result:
 def scomp(problem: FSLinearProblem, plan: SolverPlan, *,
           M: Annotated[float | None, BIG_M] = None) -> Result:
     """SCoMP (12): SCoP with the big-M set B_M (5) (>= SMP and SCoP, Theorem 3.5)."""
+    check_block("shor-cop-bigm", problem.n, 2 * problem.n + 1)
     return solve_relaxed(problem, build_scop(problem, need_big_m(problem, M)),
                          plan, "(12)")
