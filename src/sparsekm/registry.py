@@ -114,6 +114,19 @@ class Entry:
         return {p.name: p.default for p in inspect.signature(self.func).parameters.values()
                 if dataclasses.is_dataclass(p.default) and not isinstance(p.default, type)}
 
+    def check(self, options: dict[str, Any]) -> dict[str, Any]:
+        """``options`` checked by their declarations: an unknown name or a bad value is a
+        :class:`~sparsekm.declare.ParamError` naming the option (and the known ones)."""
+        from sparsekm.declare import ParamError
+
+        params = self.params
+        unknown = sorted(set(options) - set(params))
+        if unknown:
+            raise ParamError(unknown[0], options[unknown[0]],
+                             f"{self.kind} {self.name} of {self.problem} takes no option "
+                             f"{unknown[0]!r}; its options: {', '.join(params) or 'none'}")
+        return {k: params[k].check(v) for k, v in options.items()}
+
     def run(self, *args: Any, **flat: Any) -> Any:
         """Call ``func(*args)`` with flat options (see :meth:`bind`)."""
         return self.func(*args, **self.bind(**flat))

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from typing import Any
 
 from sparsekm import registry
-from sparsekm.declare import ParamError, params_of
+from sparsekm.declare import params_of
 from sparsekm.solvers import Result, SolverPlan
 
-__all__ = ["checked_options", "front_door", "method_entry", "solve", "stamped"]
+__all__ = ["front_door", "method_entry", "solve", "stamped"]
 
 _DOORS: dict[str, tuple[Callable[..., Result], type | None]] = {}
 
@@ -44,18 +44,6 @@ def method_entry(problem: Any, method: str | None) -> registry.Entry:
     return registry.get(name, "method", method or registry.problem(name).method)
 
 
-def checked_options(entry: registry.Entry, options: dict[str, Any]) -> dict[str, Any]:
-    """``options`` checked against ``entry``'s declarations: an unknown name is a ValueError
-    listing the known ones, a bad value a :class:`ParamError` naming the option."""
-    params = entry.params
-    unknown = sorted(set(options) - set(params))
-    if unknown:
-        raise ParamError(unknown[0], options[unknown[0]],
-                         f"{entry.kind} {entry.name} of {entry.problem} takes no option "
-                         f"{unknown[0]!r}; its options: {', '.join(params) or 'none'}")
-    return {k: params[k].check(v) for k, v in options.items()}
-
-
 def stamped(res: Result, entry: registry.Entry, options: dict[str, Any]) -> Result:
     """``res`` with its method, problem and the method's declared tolerance."""
     res.method = res.method or entry.name
@@ -75,7 +63,7 @@ def solve(problem: Any, method: str | None = None, plan: SolverPlan | None = Non
     door, own_cls = _DOORS.get(entry.problem, (None, None))
     declared = params_of(own_cls) if own_cls is not None else {}
     own = {k: declared[k].check(options.pop(k)) for k in list(options) if k in declared}
-    options = checked_options(entry, options)
+    options = entry.check(options)
     plan = (plan or SolverPlan()).start()
     res = door(problem, entry, plan, options, **own) if door is not None else \
         entry.run(problem, plan, **options)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from sparsekm import registry
-from sparsekm.declare import ParamError
 from sparsekm.solvers import Result, SolverPlan
 
 __all__ = ["relax"]
@@ -21,13 +20,7 @@ def relax(problem: Any, name: str | None = None, plan: SolverPlan | None = None,
     """Solve the registered relaxation ``name`` of ``problem`` (see the module docstring)."""
     pname = problem.problem_name
     entry = registry.get(pname, "relaxation", name or registry.problem(pname).relaxation)
-    params = entry.params
-    unknown = sorted(set(options) - set(params))
-    if unknown:
-        raise ParamError(unknown[0], options[unknown[0]],
-                         f"relaxation {entry.name} of {pname} takes no option {unknown[0]!r}; "
-                         f"its options: {', '.join(params) or 'none'}")
-    options = {k: params[k].check(v) for k, v in options.items()}
+    options = entry.check(options)
     res = entry.run(problem, (plan or SolverPlan()).start(), **options)
     res.method, res.problem = res.method or entry.name, pname
     return res

@@ -16,8 +16,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -27,10 +28,9 @@ if TYPE_CHECKING:
     from sparsekm.solvers import Result
     from sparsekm.solvers.plan import Deadline
 
-    from .root import RootContext
 
-__all__ = ["Data", "Outcome", "Solution", "Start", "TaskIncumbent", "TreeProblem", "Work",
-           "array_digests", "fingerprint", "jsonable"]
+__all__ = ["Data", "Outcome", "RootTools", "Solution", "Start", "TaskIncumbent", "TreeProblem",
+           "Work", "array_digests", "fingerprint", "jsonable"]
 
 Data = dict[str, Any]       # name -> numpy array (or None); plain data only
 Solution = tuple[float, tuple, Data]   # (engine value, tie key, solution data)
@@ -53,6 +53,25 @@ class TaskIncumbent:
             self.solutions.append((float(value), tuple(key), data))
             return True
         return False
+
+
+class RootTools(Protocol):
+    """What :meth:`TreeProblem.root` may use (the engine's :class:`~.root.RootContext`): the
+    started plan, the executor, the number of workers, :meth:`map` to spread independent
+    evaluations over them, :meth:`stage` to checkpoint a root stage, and a checkpoint path
+    for a sub-search."""
+
+    plan: Any
+    executor: Any
+
+    @property
+    def workers(self) -> int: ...
+
+    def map(self, op: str, items: list[Any]) -> list[Any]: ...
+
+    def stage(self, name: str, compute: Callable[[], Data]) -> Data: ...
+
+    def sub_checkpoint(self, name: str) -> str | None: ...
 
 
 @dataclass
@@ -142,7 +161,7 @@ class TreeProblem:
         """One line naming the problem (for messages)."""
         return self.name
 
-    def root(self, ctx: RootContext) -> Start:
+    def root(self, ctx: RootTools) -> Start:
         """The root phase, in the driver: first incumbents and open nodes. ``ctx`` has the
         started plan (``ctx.plan``), the executor a sub-search may reuse (``ctx.executor``)
         and :meth:`~.root.RootContext.map` / :meth:`~.root.RootContext.stage`."""
