@@ -39,6 +39,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from . import records
 from .child import FAILED
 
 __all__ = ["SCHEMA", "Store", "StoreBusyError", "StoreError", "make_record"]
@@ -270,11 +271,12 @@ class Store:
     def exists(self) -> bool:
         return self.path.is_file()
 
-    def write(self, rows: Iterable[dict[str, Any]]) -> int:
-        """Insert (or replace) rows in one transaction; returns how many."""
-        rows = list(rows)
-        if not rows:
-            return 0
+    @property
+    def records_path(self) -> Path:
+        """The committed log of the store's runs (:mod:`.records`)."""
+        return records.records_path(self.path)
+
+    def _insert(self, rows: list[dict[str, Any]]) -> None:
         names = [c for c, _ in COLUMNS]
         sql = (f"INSERT OR REPLACE INTO runs ({', '.join(names)}) VALUES "
                f"({', '.join('?' for _ in names)})")
@@ -282,12 +284,35 @@ class Store:
             con.execute("BEGIN")
             con.executemany(sql, [[r.get(n) for n in names] for r in rows])
             con.execute("COMMIT")
+
+    def write(self, rows: Iterable[dict[str, Any]]) -> int:
+        """Insert (or replace) rows in one transaction, and append them to the log;
+        returns how many."""
+        rows = list(rows)
+        if not rows:
+            return 0
+        self._insert(rows)
+        records.append(self.records_path, rows)
         return len(rows)
 
+    def restore(self) -> int:
+        """Insert the log's runs that the store lacks (a fresh clone, a lost store file);
+        returns how many. Called by the driver, which holds the store."""
+        logged = list(records.read(self.records_path))
+        if not logged:
+            return 0
+        have = self.statuses() if self.exists() else {}
+        missing = [r for r in logged if r["key"] not in have]
+        if missing:
+            self._insert(missing)
+        return len(missing)
+
     def statuses(self, keys: Iterable[str] | None = None) -> dict[str, str]:
-        """``{key: status}`` of the stored runs (of ``keys`` when given)."""
+        """``{key: status}`` of the stored runs (of ``keys`` when given; from the log when
+        the store file is absent)."""
         if not self.exists():
-            return {}
+            found = {r["key"]: r["status"] for r in records.read(self.records_path)}
+            return found if keys is None else {k: found[k] for k in keys if k in found}
         with self.connect() as con:
             found = dict(con.execute("SELECT key, status FROM runs").fetchall())
         if keys is None:
@@ -299,8 +324,13 @@ class Store:
         import pandas as pd
 
         cols = [c for c, _ in COLUMNS]
-        if not self.exists():
-            return pd.DataFrame(columns=cols)
+        if not self.exists():   # the committed log stands in for an absent store file
+            rows = list(records.read(self.records_path))
+            if keys is not None:
+                order = {k: i for i, k in enumerate(keys)}
+                rows = sorted((r for r in rows if r["key"] in order),
+                              key=lambda r: order[r["key"]])
+            return pd.DataFrame(rows, columns=cols)
         with self.connect() as con:
             if keys is None:
                 df = con.execute("SELECT * FROM runs").df()
