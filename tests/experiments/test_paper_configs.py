@@ -19,6 +19,8 @@ PAPER = re.compile(r"^paper([A-E])_")
 
 def _series(labels: dict, columns: list[str]) -> str:
     """The report's series label of a run, from its grid labels (as tables.series_frame)."""
+    if labels.get("series") is not None:  # the grid's own name
+        return labels["series"]
     labels = {**labels, "method": labels.get("method") or labels["problem"]}
     return " ".join(str(labels[k]) for k in columns if labels.get(k) is not None) or "-"
 
@@ -36,7 +38,7 @@ def test_config_parses_and_its_reference_matches_the_grid(path: Path) -> None:
     import pandas as pd
 
     cfg = load_config(path)
-    specs = expand(cfg)  # every key and value checked against `sparsekm solve/relax PROBLEM`
+    specs = expand(cfg, views=True)  # every value checked by its command
     assert specs, f"{path.name}: an empty grid"
     assert cfg.store_path.parent.name == "stores"
     rep = cfg.report

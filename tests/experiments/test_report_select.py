@@ -90,3 +90,58 @@ def test_train_rows_is_a_stratified_sample_of_that_many_rows() -> None:
         prepare(RunOptions(data="sonar", train_rows=10, test_size=0.2))
     with pytest.raises(ParamError, match="train_rows=208: give 2 to 207"):
         prepare(RunOptions(data="sonar", train_rows=208))
+
+
+SERIES = """
+name = "series"
+[[grid]]
+problem = "svm"
+series = "small C"
+data = ["wine"]
+seed = [0, 1]
+[grid.params]
+C = [0.001]
+kernel = ["rbf"]
+gamma = [0.02]
+test_size = [0.3]
+validation_size = [0.25]
+[[grid]]
+problem = "svm"
+series = "tuned"
+data = ["wine"]
+seed = [0, 1]
+[grid.params]
+C = [0.001, 1.0, 100.0]
+kernel = ["rbf"]
+gamma = [0.02]
+test_size = [0.3]
+validation_size = [0.25]
+[run]
+preload = []
+[report]
+rows = ["data"]
+values = ["test_accuracy"]
+select = ["validation_accuracy", "-validation_loss"]
+agg = "mean"
+"""
+
+
+def test_grids_name_series_and_share_their_runs(write_config) -> None:
+    """A run in two grids is stored once and counted in both grids' series (paper C's Table 3:
+    KLR-2ord is S-KLR's lambda = 0 runs)."""
+    cfg = load_config(write_config(SERIES))
+    summary = run_experiment(cfg, workers=0, progress=False)
+    assert summary["failed"] == 0 and summary["total"] == 6  # C = 0.001 runs once per seed
+    runs = list(csv.DictReader(io.StringIO(report(cfg, "csv"))))
+    tab = report_frame(cfg)
+    assert len(runs) == 8 and {r["series"] for r in runs} == {"small C", "tuned"}  # per view
+    small = [float(r["test_accuracy"]) for r in runs if r["series"] == "small C"]
+    assert len(small) == 2
+    assert tab.loc["wine", ("small C", "test_accuracy")] == pytest.approx(sum(small) / 2)
+    chosen = []
+    for seed in ("0", "1"):
+        mine = [r for r in runs if r["seed"] == seed and r["series"] == "tuned"]
+        chosen.append(min(mine, key=lambda r: (-float(r["validation_accuracy"]),
+                                               float(r["validation_loss"]))))
+    assert tab.loc["wine", ("tuned", "test_accuracy")] == pytest.approx(
+        sum(float(r["test_accuracy"]) for r in chosen) / 2)

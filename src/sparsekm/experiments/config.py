@@ -64,6 +64,9 @@ class GridConfig(_Strict):
     seed: list[int] = Field(default=[0], min_length=1)
     params: dict[str, list[Any]] = Field(default_factory=dict)
     options: dict[str, list[Any]] = Field(default_factory=dict)  # the method's --option NAMEs
+    # this grid's series name in reports (default: the values of the [report] columns keys);
+    # two grids may name one run differently (a run is stored and run once)
+    series: str | None = Field(default=None, min_length=1)
 
     @field_validator("data", "method", "seed", mode="before")
     @classmethod

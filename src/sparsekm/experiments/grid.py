@@ -121,9 +121,10 @@ def _checked(cmd: Any, name: str, value: Any) -> Any:
     return cmd.params()[name].check(value) if name != cmd.kind else cmd.entry(value).name
 
 
-def expand(cfg: ExperimentConfig, check: bool = True) -> list[RunSpec]:
+def expand(cfg: ExperimentConfig, check: bool = True, views: bool = False) -> list[RunSpec]:
     """Every run of the config, in a stable order (grids in order; data, method, seed, then
-    the params in the order written). Duplicates (same key) are kept once."""
+    the params in the order written). Duplicates (same key) are kept once; with ``views``,
+    once per distinct series name (reports: one run may count in two grids' series)."""
     from sparsekm.run import GRID, UserError, command, resolve
 
     if check:
@@ -153,9 +154,12 @@ def expand(cfg: ExperimentConfig, check: bool = True) -> list[RunSpec]:
             given = {k: _checked(cmd, k, v) for k, v in given.items()}
             labels = {"problem": g.problem, "action": g.action, "data": data, "method": method,
                       "seed": int(seed), **values}
+            if g.series is not None:
+                labels["series"] = g.series
             key = run_key(g.action, g.problem, given, options, sha, version)
-            if key not in specs:
-                specs[key] = RunSpec(
+            slot = (key, g.series) if views else key
+            if slot not in specs:
+                specs[slot] = RunSpec(
                     key=key, experiment=cfg.name, action=g.action, problem=g.problem,
                     given=given, options=options, opts=call.opts.to_dict(),
                     params=call.params(), labels=labels, data_sha256=sha,

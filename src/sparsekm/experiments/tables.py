@@ -43,8 +43,9 @@ def runs_frame(cfg: ExperimentConfig, extras: Sequence[str] = ()) -> Any:
 
     import pandas as pd
 
-    specs = expand(cfg)
-    stored = Store(cfg.store_path).load([s.key for s in specs]).set_index("key")
+    specs = expand(cfg, views=True)
+    keys = list(dict.fromkeys(s.key for s in specs))
+    stored = Store(cfg.store_path).load(keys).set_index("key")
     label_cols: list[str] = []
     for s in specs:
         label_cols += [k for k in s.labels if k not in label_cols]
@@ -115,6 +116,9 @@ def series_frame(cfg: ExperimentConfig, df: Any) -> Any:
     out["series"] = df[keys].apply(
         lambda r: " ".join(str(v) for v in r if v is not None and v == v) or "-", axis=1) \
         if keys else "-"
+    if "series" in df.columns:  # a grid's own series name
+        named = df["series"].notna()
+        out.loc[named, "series"] = df.loc[named, "series"]
     return out
 
 
@@ -155,7 +159,8 @@ def report_frame(cfg: ExperimentConfig) -> Any:
     import pandas as pd
 
     extras = payload_keys(cfg)
-    df = series_frame(cfg, runs_frame(cfg, extras))
+    runs = runs_frame(cfg, extras)
+    df = series_frame(cfg, runs)
     rep = cfg.report
     if df.empty:
         return pd.DataFrame()
@@ -166,7 +171,8 @@ def report_frame(cfg: ExperimentConfig) -> Any:
         raise ConfigError(f"report.values / report.select: no stored run reports {unknown}; "
                           f"use store columns {list(NUMERIC)} or keys of the runs' JSON")
     rows = _row_keys(cfg, df)
-    col = "series" if series_keys(cfg, df) else None
+    named = "series" in runs and runs["series"].notna().any()
+    col = "series" if series_keys(cfg, df) or named else None
     df[rows] = df[rows].where(df[rows].notna(), "-")  # a key a grid does not set
     by = rows + ([col] if col else [])
     key = df[by].map(str).agg("\x1f".join, axis=1)
