@@ -1,4 +1,4 @@
-"""ABR's defaults against the certified optimum, in one process (not CI; docs/smkl.md, finding 3).
+"""ABR's defaults against the certified optimum, in one process (not CI; docs/guides/smkl.md, finding 3).
 
 For each setting (training rows, C, lam, k0) and data set: `exact` (certified optimum), then
 `abr` as the paper prints Algorithm 1 (one random start, no local search, epsilon 1e-2), with

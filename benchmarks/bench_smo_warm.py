@@ -4,7 +4,7 @@
 
 A script, not a ``sparsekm bench`` config: it swaps the SVM backend of ABR's alpha-subproblem
 (``sparsekm.models.smkl.objective.solve_alpha``) in-process, which no registered option
-exposes. Setting as in docs/smkl.md: ``paper10``, k0 = 2, C = 10, lam = 0.1, seeded 80 %
+exposes. Setting as in docs/guides/smkl.md: ``paper10``, k0 = 2, C = 10, lam = 0.1, seeded 80 %
 training rows (standardised), the same random start; libsvm (cold) and the default (the first
 solve by libsvm, then the engine warm from the previous best response's alpha) alternate,
 best of ``REPEAT``, in one process on the shared 2-core machine (read the ratios).

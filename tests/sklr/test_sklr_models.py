@@ -82,7 +82,7 @@ def test_proposition1_threshold_holds_on_imbalanced_data():
 
 
 def test_proposition1_threshold_fails_on_nearly_balanced_sonar():
-    """A measured counterexample (docs/sklr.md): the proof drops the intercept."""
+    """A measured counterexample (docs/guides/sklr.md): the proof drops the intercept."""
     X, y = scaled("sonar")  # 97 of 208 are -1
     pr0 = SKLRProblem(X, y, C=1.0, lam=0.0)
     a0 = solve_kernel_dual(pr0.K, y, pr0.loss(), options=SMOOptions(tol=1e-8, max_iter=-1))

@@ -7,7 +7,7 @@
     print(report(cfg, "markdown"))          # from the store, never from re-running
     plot(cfg, "figures/")                   # performance profiles, box plots, gap vs time, ...
 
-The CLI is ``sparsekm bench run|status|report|plot CONFIG.toml`` (``docs/experiments.md``).
+The CLI is ``sparsekm bench run|status|report|plot CONFIG.toml`` (``docs/topics/experiments.md``).
 """
 
 from sparsekm.lazy import lazy

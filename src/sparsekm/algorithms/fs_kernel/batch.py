@@ -15,7 +15,7 @@ with unknown score ``s`` is settled when (a) it does not improve the centre
 (``not improves(s, s_cur)``), or (b) ``improves(X, s)``. Then the plain scan over all
 neighbours ends on the same move as the scan over the exact ones: (a)-neighbours are never
 accepted; a (b)-neighbour accepted before a near one is superseded by it (``s_near <= X <
-thr(s)``) and is never accepted after one (``s > X >= b``); see ``docs/fs_kernel_fast.md``.
+thr(s)``) and is never accepted after one (``s > X >= b``); see ``docs/guides/fs_kernel_fast.md``.
 Every first visit must also leave the best mask unchanged unless it is exact: ``s >= best0``
 or ``s > min exact new score`` (rule R1).
 """

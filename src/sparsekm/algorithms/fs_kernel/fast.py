@@ -17,7 +17,7 @@ A mask whose interval cannot settle the comparison is solved *exactly as the pla
 does* (same recipe, hence the same kernel bits, same libsvm call): decisions are taken on
 exact values with the plain path's own tests (:func:`.search.improves`, strict ``<``), and on
 intervals only when every value inside the interval gives the same decision. Which masks are
-"decided" is what :mod:`docs/fs_kernel_fast.md` proves; the result does not depend on the
+"decided" is what :mod:`docs/guides/fs_kernel_fast.md` proves; the result does not depend on the
 order in which masks are refined or on the number of threads.
 """
 

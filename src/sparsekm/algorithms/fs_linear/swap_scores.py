@@ -19,7 +19,7 @@ forward sacrifice) ranks swaps badly, because the margin vectors pin the hinge -
 with the other weights fixed gains nothing, and the gain only appears once i frees the
 margin. Measured on lymphoma (B = 10, C = 1, at a local optimum of the 40-candidate search):
 the seven improving swaps had dual-correlation ranks 194-1438 among the 4016 outside features
-and ub ranks 4-320 among all 40,160 pairs (``docs/fs_linear_fast.md``).
+and ub ranks 4-320 among all 40,160 pairs (``docs/guides/fs_linear_fast.md``).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ is above ``gap_tol`` (default 1e-5, reached unrefined by every measured run with
 goes on from its alpha at a tighter tol (:data:`REFINE_ROUNDS` times at most, within
 ``max_iter`` and the time limit): wine, C = 1e6, lam = 0 (smo2) goes from 1.8e-2 to 7.6e-6 in
 two more rounds, 422 iterations (1.3 -> 2.4 ms). The status is ``optimal`` only when the gap is
-within ``gap_tol`` (docs/sklr.md has the measurements).
+within ``gap_tol`` (docs/guides/sklr.md has the measurements).
 """
 
 from __future__ import annotations

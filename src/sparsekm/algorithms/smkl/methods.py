@@ -1,6 +1,6 @@
 """Algorithm 1 (ABR) of paper B as a registered method: ranked, random or relaxation starts.
 
-Defaults (measured against the certified optimum of ``exact``, docs/smkl.md, finding 3):
+Defaults (measured against the certified optimum of ``exact``, docs/guides/smkl.md, finding 3):
 ``init="ranking"`` starts from the ``starts=3`` best single kernels by (4) at beta = e_i (q SVM
 solves), each run with the local search over supports (``faces=True``). With k0 = 1 the
 ranking enumerates every support: its best kernel is returned, certified optimal. The paper's

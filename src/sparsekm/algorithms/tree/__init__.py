@@ -5,7 +5,7 @@
 serially or on persistent workers (local processes or Dask), and resumes from a checkpoint.
 Paper D's ``bnb`` (:mod:`sparsekm.algorithms.fs_linear.bnb`), paper A's ``bnb``
 (:mod:`sparsekm.algorithms.fs_kernel.bnb`) and paper B's ``exact``
-(:mod:`sparsekm.algorithms.smkl.exact`) are its three problems. See ``docs/tree_search.md``.
+(:mod:`sparsekm.algorithms.smkl.exact`) are its three problems. See ``docs/topics/tree_search.md``.
 """
 
 from .checkpoint import CheckpointError

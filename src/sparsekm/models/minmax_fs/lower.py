@@ -36,7 +36,7 @@ ENGINES = ("libsvm", "smo")
 # The engine of the lower level: "smo" = sparsekm's compiled SMO warm-started from the previous
 # alpha (the first solve is cold libsvm). Measured against cold libsvm, fast route, one
 # process (benchmarks/results/minmax_fs_engine.json): 0.70x breast, 0.58x diabetes, 1.02x
-# lymphoma, 1.14x colorectal (m < 100), 0.73x in total (docs/minmax_fs.md).
+# lymphoma, 1.14x colorectal (m < 100), 0.73x in total (docs/guides/minmax_fs.md).
 SVM_ENGINE = "smo"
 
 

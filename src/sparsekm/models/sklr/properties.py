@@ -58,7 +58,7 @@ def proposition1_lambda(problem: SKLRProblem, alpha0: Any, K: np.ndarray | None 
     ``alpha0`` is the optimal a of (18) at lam = 0. Labels are flipped first when the
     minority class is +1 (the paper assumes w.l.o.g. that it is -1). Proposition 1 claims
     a_i(lam) >= C-bar for every minority point once lam reaches this value; the paper's proof
-    drops the intercept, see docs/sklr.md for what the measurements say.
+    drops the intercept, see docs/guides/sklr.md for what the measurements say.
     """
     a0 = np.asarray(alpha0, dtype=float)
     y = problem.y
