@@ -32,7 +32,13 @@ def _plugin_groups() -> None:
     from importlib.metadata import entry_points
 
     for ep in sorted(entry_points(group="sparsekm.commands"), key=lambda e: e.name):
-        app.add_typer(ep.load(), name=ep.name)
+        try:
+            group = ep.load()
+        except (ImportError, AttributeError) as exc:  # an install older or newer than its code
+            typer.echo(f"warning: command group '{ep.name}' ({ep.value}) cannot be loaded: "
+                       f"{exc}; reinstall sparsekm (pip install -e .)", err=True)
+            continue
+        app.add_typer(group, name=ep.name)
 
 
 _plugin_groups()
@@ -58,19 +64,12 @@ def solvers_cmd(json_out: JsonOpt = False) -> None:
 def methods_cmd(
     problem: Annotated[str | None, typer.Argument(help="A problem (default: all).")] = None,
     json_out: JsonOpt = False,
-    update_readme: Annotated[str | None, typer.Option(
-        "--update-readme", help="Rewrite the registry tables of this README file.")] = None,
 ) -> None:
-    """Registered formulations, relaxations, cuts and methods, with their paper references."""
-    from pathlib import Path
-
+    """Registered formulations, relaxations, cuts and methods, with their paper references
+    (a Markdown table; --json adds each one's options)."""
     from sparsekm import registry
 
     with cli_errors():
-        if update_readme:
-            path = Path(update_readme)
-            path.write_text(registry.readme_with_tables(path.read_text()))
-            return
         if problem is not None:
             problem = registry.problem(problem).name
         rows = registry.entries(problem)
