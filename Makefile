@@ -4,7 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install lint bench clean
+DOCS_STAMP := $(VENV)/.docs-installed
+
+.PHONY: demo test install lint bench clean docs docs-examples docs-notebooks reproduce
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -25,6 +27,23 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
+
+# The documentation site (MkDocs + Material) into site/; warnings are errors (mkdocs.yml).
+$(DOCS_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install -q -e ".[docs]"
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(BIN)/mkdocs build --strict --clean
+
+docs-examples: $(STAMP)   # re-run the guides' worked examples (docs/examples/*.txt)
+	$(BIN)/python tools/docs_examples.py
+
+docs-notebooks: $(DOCS_STAMP)   # execute the notebooks into docs/notebooks/
+	$(BIN)/python tools/docs_notebooks.py
+
+reproduce: $(STAMP)   # docs/reproduce.md from the result stores (or their committed run logs)
+	$(BIN)/python benchmarks/reproduce.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info

@@ -8,3 +8,10 @@ import time as _time
 
 __version__ = "0.1.0"
 IMPORTED_AT = _time.perf_counter()  # a command's time limit counts from here (start-up included)
+
+import warnings as _warnings
+
+# Pyomo's Xpress plugin calls a function Xpress 9.9 deprecates when Pyomo loads its solvers (an
+# ``xpress.DeprecationWarning``, a FutureWarning): a message for Pyomo's developers, not for
+# users of sparsekm, printed on stderr by every script that builds a Pyomo model.
+_warnings.filterwarnings("ignore", message="Deprecated in Xpress")

@@ -54,6 +54,7 @@ class Entry:
     problem_class: str | None = None
     aliases: tuple[str, ...] = ()
     warm_up: Callable[[], Any] | None = None
+    node: Any = None     # a relaxation's node form (a branch and bound's node bound), if any
 
     @property
     def citation(self) -> str:
@@ -158,7 +159,7 @@ def _key(name: str) -> str:
 
 def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
              problem_class: str | None = None, aliases: tuple[str, ...] = (),
-             warm_up: Callable[[], Any] | None = None) -> Callable[[_F], _F]:
+             warm_up: Callable[[], Any] | None = None, node: Any = None) -> Callable[[_F], _F]:
     """Decorator: register ``func`` as the ``kind`` named ``name`` of ``problem``.
 
     The summary is the first line of the docstring; ``problem_class`` (e.g. "MIQP",
@@ -166,7 +167,9 @@ def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
     loads the compiled code ``func`` uses (numba caches, libsvm) by a call on a tiny problem,
     so that the CLI can do it before its clock starts (:func:`load_compiled`). The options
     are ``func``'s keyword-only parameters, each declared in its signature
-    (:mod:`sparsekm.declare`); a ``gap_tol`` option is the method's tolerance.
+    (:mod:`sparsekm.declare`); a ``gap_tol`` option is the method's tolerance. ``node`` (a
+    relaxation only) is its *node form*: the bound over a branch-and-bound node that a tree
+    method may use as its node bound (:func:`node_bounds`; like SCIP's relaxator plug-ins).
     """
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}: use one of {KINDS}")
@@ -174,8 +177,10 @@ def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
     def deco(func: _F) -> _F:
         key = (_key(problem), kind, _key(name))
         doc = (inspect.getdoc(func) or "").split("\n")[0].strip()
+        if node is not None and kind != "relaxation":
+            raise ValueError(f"{kind} {name!r}: only a relaxation has a node form")
         entry = Entry(key[0], kind, key[2], func, paper, ref, doc, problem_class,
-                      tuple(_key(a) for a in aliases), warm_up)
+                      tuple(_key(a) for a in aliases), warm_up, node)
         old = _ENTRIES.get(key)
         if old is not None and (old.func.__module__, old.func.__qualname__) != \
                 (func.__module__, func.__qualname__):
@@ -293,13 +298,24 @@ def defaults(name: str, kind: str = "method") -> dict[str, Any]:
     return out
 
 
+def node_bounds(problem: str) -> list[Entry]:
+    """The relaxations of ``problem`` that declare a node form (``register(..., node=...)``),
+    sorted by name: the node bounds a branch and bound of that problem may take."""
+    return [e for e in entries(problem, "relaxation") if e.node is not None]
+
+
+def node_bound_names(problem: str) -> tuple[str, ...]:
+    """Every name (and alias) of :func:`node_bounds` of ``problem`` (a declared choice)."""
+    return tuple(n for e in node_bounds(problem) for n in (e.name, *e.aliases))
+
+
 def choices_help(problem: str, kind: str) -> str:
     """``"a|b|c"`` for a CLI option's help text."""
     return "|".join(names(problem, kind))
 
 
 def markdown(problem: str | None = None) -> str:
-    """The README's method tables: one row per entry with its paper reference."""
+    """The registry as a Markdown table: one row per entry with its paper reference."""
     rows = ["| problem | kind | name | reference | class | what it is |",
             "|---|---|---|---|---|---|"]
     for e in entries(problem):
@@ -308,13 +324,3 @@ def markdown(problem: str | None = None) -> str:
         rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(rows)
 
-
-README_START, README_END = "<!-- registry:start -->", "<!-- registry:end -->"
-
-
-def readme_with_tables(text: str) -> str:
-    """``text`` (a README) with the block between the registry markers replaced by
-    :func:`markdown` of every problem."""
-    head, rest = text.split(README_START, 1)
-    _, tail = rest.split(README_END, 1)
-    return f"{head}{README_START}\n{markdown()}\n{README_END}{tail}"

@@ -82,19 +82,48 @@ class OneLineErrors(typer.core.TyperGroup):
         return code
 
 
+def _shown(val: Any) -> str:
+    if isinstance(val, float):
+        return f"{val:.10g}"
+    if isinstance(val, list) and len(val) > 12:
+        return f"{val[:12]} ... ({len(val)} items)"
+    return str(val)
+
+
+TABLE_SKIP = ("w_selected", "selected")  # long per-row lists (names are shown instead)
+
+
+def _table(rows: list[dict[str, Any]]) -> list[str]:
+    """Rows of dicts (a path's entries) as an aligned table of their scalar columns, the
+    selected names last."""
+    cols = [k for k in rows[0] if k not in TABLE_SKIP
+            and all(not isinstance(r.get(k), list | dict) for r in rows)]
+    names = "selected_names" if "selected_names" in rows[0] else None
+    cells = [[_shown(r.get(c)) if not isinstance(r.get(c), float) else f"{r[c]:.6g}"
+              for c in cols] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+    out = ["  ".join(c.rjust(w) for c, w in zip(cols, widths)) + ("  selected" if names else "")]
+    for r, row in zip(rows, cells):
+        tail = "  " + ", ".join(map(str, r[names])) if names else ""
+        out.append("  ".join(v.rjust(w) for v, w in zip(row, widths)) + tail)
+    return out
+
+
 def emit(payload: dict[str, Any], as_json: bool) -> None:
-    """Print the payload as one JSON object, or as an aligned key: value report. A payload
-    with status ``error`` also goes to stderr with its message and exits 1."""
+    """Print the payload as one JSON object, or as an aligned key: value report (a list of
+    dicts, such as a path's entries, as a table). A payload with status ``error`` also goes
+    to stderr with its message and exits 1."""
     if as_json:
         typer.echo(json.dumps(payload))
     else:
         width = max(len(k) for k in payload)
         for key, val in payload.items():
-            if isinstance(val, float):
-                val = f"{val:.10g}"
-            elif isinstance(val, list) and len(val) > 12:
-                val = f"{val[:12]} ... ({len(val)} items)"
-            typer.echo(f"{key:<{width}}  {val}")
+            if isinstance(val, list) and val and all(isinstance(v, dict) for v in val):
+                typer.echo(f"{key}:")
+                for line in _table(val):
+                    typer.echo(f"  {line}")
+                continue
+            typer.echo(f"{key:<{width}}  {_shown(val)}")
     if payload.get("status") == "error":
         typer.echo(f"error: the solve failed: {payload.get('message') or 'no message'}",
                    err=True)

@@ -1,0 +1,36 @@
+"""MkDocs hooks of the documentation site (``mkdocs.yml``: ``hooks``).
+
+``reference/cli.md`` (from the ``sparsekm`` commands) and ``reference/registry.md`` (from the
+registry) are generated in memory at every build, so they always equal ``--help`` and
+``sparsekm methods``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+TOOLS = Path(__file__).resolve().parent
+
+
+def _load(name: str) -> Any:
+    """A module of this folder by its path (MkDocs loads hooks outside any package)."""
+    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """Add the generated command-line reference to the site's files."""
+    from mkdocs.structure.files import File
+
+    docs_benchmarks, docs_cli, docs_registry = (
+        _load(n) for n in ("docs_benchmarks", "docs_cli", "docs_registry"))
+
+    files.append(File.generated(config, "reference/cli.md", content=docs_cli.markdown()))
+    files.append(File.generated(config, "reference/registry.md",
+                                content=docs_registry.markdown()))
+    files.append(File.generated(config, "benchmarks.md", content=docs_benchmarks.markdown()))
+    return files
