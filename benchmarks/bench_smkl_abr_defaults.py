@@ -1,4 +1,5 @@
-"""ABR's defaults against the certified optimum, in one process (not CI; docs/guides/smkl.md, finding 3).
+"""ABR's defaults against the certified optimum, in one process (not CI;
+docs/guides/smkl.md, finding 3).
 
 For each setting (training rows, C, lam, k0) and data set: `exact` (certified optimum), then
 `abr` as the paper prints Algorithm 1 (one random start, no local search, epsilon 1e-2), with
@@ -22,8 +23,9 @@ import time
 import warnings
 from pathlib import Path
 
-from sparsekm import registry
 from sparsekm.cli.common import RunOptions, prepare
+
+from sparsekm import registry
 from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.solvers import SolverPlan
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -131,7 +132,7 @@ def page(measured: dict[str, dict[str, Any]], notes: dict[str, str]) -> str:
            "```bash",
            "sparsekm bench run    benchmarks/configs/<config>.toml --workers 2",
            "sparsekm bench report benchmarks/configs/<config>.toml   # [paper] beside ours",
-           "sparsekm bench plot   benchmarks/configs/<config>.toml --out benchmarks/results/figures",
+           "sparsekm bench plot   benchmarks/configs/<config>.toml   # figures",
            "python benchmarks/run_all.py --workers 2 <config>        # all three",
            "```", "",
            "| paper | what | config | runs done / total | run time | verdict | report |",

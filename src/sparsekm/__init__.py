@@ -5,11 +5,10 @@ solver layer (:mod:`sparsekm.solvers`).
 """
 
 import time as _time
+import warnings as _warnings
 
 __version__ = "0.1.0"
 IMPORTED_AT = _time.perf_counter()  # a command's time limit counts from here (start-up included)
-
-import warnings as _warnings
 
 # Pyomo's Xpress plugin calls a function Xpress 9.9 deprecates when Pyomo loads its solvers (an
 # ``xpress.DeprecationWarning``, a FutureWarning): a message for Pyomo's developers, not for

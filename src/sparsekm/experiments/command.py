@@ -1,4 +1,5 @@
-"""``sparsekm bench run|status|report|plot CONFIG.toml``: experiment grids (docs/topics/experiments.md).
+"""``sparsekm bench run|status|report|plot CONFIG.toml``: experiment grids
+(docs/topics/experiments.md).
 
 This command group belongs to the experiments, not to the CLI package: the ``sparsekm``
 command finds it through the ``sparsekm.commands`` entry point (``pyproject.toml``), so
