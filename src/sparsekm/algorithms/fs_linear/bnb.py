@@ -1,8 +1,9 @@
-"""Branch and bound on the support with the perspective bound in m variables (method ``bnb``).
+"""Branch and bound on the support with a pluggable node bound (method ``bnb``).
 
 Not one of paper D's algorithms: a dedicated best-first branch and bound for its problem (2)
-whose node bound is paper D's perspective relaxation DSCoP (13) (Lemma 4.3) in its dual form
-in the m margin multipliers (:mod:`sparsekm.relaxations.fs_linear.node`), as in
+whose node bound is any relaxation with a node form (option ``node_bound``, :mod:`.bnb_rules`):
+by default paper D's perspective relaxation DSCoP (13) (Lemma 4.3) in its dual form in the m
+margin multipliers (:mod:`sparsekm.relaxations.fs_linear.node`), as in
 Bertsimas, Pauphilet & Van Parys (2021, "Sparse classification: a scalable discrete
 optimization perspective") and Hazimeh, Mazumder & Saab (2022, L0BnB: "Sparse regression at
 scale: branch-and-bound rooted in first-order optimization"). The search itself (queue,
@@ -14,7 +15,8 @@ this module is paper D's side of it (:class:`LinearTree`), the heuristics are in
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -33,74 +35,39 @@ from sparsekm.algorithms.tree import (
 from sparsekm.declare import Annotated
 from sparsekm.models.fs_linear import FSLinearProblem, support_result
 from sparsekm.registry import register
-from sparsekm.relaxations.fs_linear.node import NATIVE_MAX_M, NodeBound, solve_node
+from sparsekm.relaxations.fs_linear.node import solve_node
+from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeTask
 from sparsekm.solvers import Result, SolverPlan, relative_gap
 from sparsekm.solvers.plan import Deadline
 from sparsekm.specs import GAP_TOL
 
 from .bnb_heuristics import ROOT_SEARCHES, Incumbent, fast_support, root_incumbent, support_value
 from .bnb_heuristics import RootContext as HeuristicContext
+from .bnb_rules import (
+    BRANCHING,
+    NODE_BOUND,
+    as_data,
+    branch_feature,
+    integral_branch,
+    node_form,
+    rounded,
+    screen,
+)
 from .common import Search
 from .fast import warm_up as fast_warm_up
 
 __all__ = ["BRANCHING", "LinearTree", "NodeRules", "ROOT_SEARCHES", "RootSearch", "bnb",
            "fast_support"]
 
-BRANCHING = ("fractional", "largest", "smallest")
-
-
-def _screen(nb: NodeBound, F1: list[int], free: np.ndarray, k: int, cutoff: float,
-            out: Outcome) -> tuple[list[int], np.ndarray, int]:
-    """Reduced-cost-like fixing at the node's alpha (valid bounds of the one-feature children).
-
-    For j among the k largest s_j^2 of the free features, the child z_j = 0 has bound
-    g + (s_j^2 - s_(k+1)^2)/2; for j outside them, the child z_j = 1 has bound
-    g + (s_(k)^2 - s_j^2)/2. A child at or above the cutoff is pruned (into ``out.pruned``):
-    j is fixed in (resp. out).
-    """
-    s2f = nb.s2[free]
-    order = np.argsort(-s2f, kind="stable")
-    sk, sk1 = s2f[order[k - 1]], s2f[order[k]]
-    top = np.zeros(free.size, bool)
-    top[order[:k]] = True
-    out_child = nb.bound + 0.5 * (s2f - sk1)
-    in_child = nb.bound + 0.5 * (sk - s2f)
-    fix_in = top & (out_child >= cutoff)
-    fix_out = ~top & (in_child >= cutoff)
-    if fix_in.any():
-        out.pruned = min(out.pruned, float(out_child[fix_in].min()))
-    if fix_out.any():
-        out.pruned = min(out.pruned, float(in_child[fix_out].min()))
-    out.stats["fixed_in"] = out.stats.get("fixed_in", 0) + int(fix_in.sum())
-    out.stats["fixed_out"] = out.stats.get("fixed_out", 0) + int(fix_out.sum())
-    F1 = F1 + [int(j) for j in free[fix_in]]
-    return F1, free[~(fix_in | fix_out)], k - int(fix_in.sum())
-
-
-def _branch_feature(nb: NodeBound, free: np.ndarray, rule: str) -> int | None:
-    """A free feature of the working set with fractional relaxed z_j: the one closest to 1/2
-    (``"fractional"``), the largest (``"largest"``) or the smallest z_j (``"smallest"``);
-    None if the relaxation is integral."""
-    isfree = np.isin(nb.W, free)
-    if not isfree.any():
-        return None
-    Wf, vf = nb.W[isfree], nb.v[isfree]
-    frac = np.minimum(vf, 1.0 - vf)
-    if frac.max() <= 1e-6:
-        return None
-    score = frac if rule == "fractional" else np.where(frac > 1e-6, vf if rule == "largest"
-                                                       else 1.0 - vf, -1.0)
-    return int(Wf[int(np.argmax(score))])
-
 
 def _node(F1: tuple[int, ...] | list[int], free: np.ndarray, n: int, k: int, W: np.ndarray,
-          alpha: np.ndarray | None) -> dict[str, Any]:
+          alpha: np.ndarray | None, depth: int = 0) -> dict[str, Any]:
     """A node as plain data: F1 fixed in, the free features (packed mask), the budget k left,
-    the working set and multipliers to start from."""
+    the working set and multipliers to start from (what the node form reuses), its depth."""
     mask = np.zeros(n, bool)
     mask[free] = True
     return {"F1": np.asarray(F1, np.int32), "free": np.packbits(mask), "k": np.int64(k),
-            "W": np.asarray(W, np.int32),
+            "W": np.asarray(W, np.int32), "depth": np.int32(depth),
             "alpha": None if alpha is None else np.asarray(alpha, np.float32)}
 
 
@@ -114,13 +81,16 @@ def _flatten(parts: Any) -> list[Any]:
     return [x for part in parts for x in part]
 
 
-def _warm_up() -> None:
-    """Load the node solver's and the linear SVM's compiled code (numba caches)."""
+def _warm_up(form: NodeForm | None = None) -> None:
+    """Load the node solver's and the linear SVM's compiled code (numba caches): the
+    perspective's, and ``form``'s on a tiny problem with an incumbent."""
     rng = np.random.default_rng(0)
     X = rng.standard_normal((12, 4))
     y = np.where(np.arange(12) % 2 == 0, 1.0, -1.0)
     p = FSLinearProblem(X, y, B=2, C=1.0)
-    solve_node(p, SolverPlan(), np.zeros(0, int), np.arange(4), 2)
+    root = solve_node(p, SolverPlan(), np.zeros(0, int), np.arange(4), 2)
+    if form is not None:
+        form.solve(p, SolverPlan(), NodeTask.root(p, ub=10.0, alpha0=root.alpha))
     fast_support(p, [0, 1], SolverPlan())
     fast_warm_up()                    # the root heuristic ``fast``
 
@@ -128,7 +98,8 @@ def _warm_up() -> None:
 @dataclass
 class LinearTree(TreeProblem):
     """Paper D's problem (2) for the tree engine: a node fixes ``F1`` in, leaves ``free``
-    undecided with budget ``k``; its bound is the node's perspective relaxation."""
+    undecided with budget ``k``; its bound is the chosen relaxation's node form
+    (``node_bound``, a registered relaxation's name)."""
 
     problem: FSLinearProblem
     plan: SolverPlan
@@ -140,23 +111,32 @@ class LinearTree(TreeProblem):
     heuristic_share: float = 0.25
     swap_passes: int = 10
     candidates: np.ndarray | None = None
+    node_bound: str = "perspective"
+    context: dict[str, np.ndarray] = field(default_factory=dict)
 
     name = "bnb"
     problem_name = "fs-linear"
     sense = "min"
-    warm_up = staticmethod(_warm_up)
+
+    def __post_init__(self) -> None:
+        self.node_bound, self.form, self.citation = node_form(self.node_bound)
+        self.warm_up = partial(_warm_up, self.form)
 
     @property
     def node_solver(self) -> str:  # type: ignore[override]
-        if self.plan.relax_solver is None and self.problem.m <= NATIVE_MAX_M:
-            return "native-ipm"
-        return self.plan.relax_solver or "default-socp"
+        return self.form.solver_name(self.problem, self.plan)
+
+    def node_rules(self) -> dict[str, Any]:
+        """The node options a sub-search (the ``local-bnb`` root heuristic) passes on."""
+        return {"node_bound": self.node_bound, "branching": self.branching,
+                "extra": self.extra}
 
     def key(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         p = self.problem
         return ({"X": p.X, "y": p.y},
                 {"C": p.C, "B": p.B, "cardinality": p.cardinality, "gap_tol": self.gap_tol,
                  "branching": self.branching, "extra": self.extra,
+                 "node_bound": self.node_bound,
                  "root_search": self.root_search, "search": repr(self.search),
                  "swap_passes": self.swap_passes, "relax_solver": self.plan.relax_solver,
                  "qp_solver": self.plan.qp_solver})
@@ -190,29 +170,32 @@ class LinearTree(TreeProblem):
             inc.value(list(range(p.n)))
             start.solutions = inc.solutions
             return start
+        self.context = ctx.stage("node-bound context",
+                                 lambda: self.form.prepare(p, self.plan, math.inf))
         rel = ctx.stage("relaxation", self._root_relaxation)
-        rc = HeuristicContext(p, ctx, inc, self.search, self.heuristic_share, self.gap_tol)
-        root_incumbent(rc, rel["v"], rel["s2"], self.root_search)
+        rc = HeuristicContext(p, ctx, inc, self.search, self.heuristic_share, self.gap_tol,
+                              self.node_rules())
+        root_incumbent(rc, rel["v"], rel["score"], self.root_search)
         self.candidates = inc.candidates
         bound = float(rel["bound"])
         start.solutions = inc.solutions
         start.nodes = [(bound, _node((), np.arange(p.n), p.n, p.B, rel["W_next"],
                                      rel["alpha"]))]
         start.stats = {"socp_solves": int(rel["solves"]), "supports_evaluated": inc.evaluated}
-        start.arrays = {"candidates": inc.candidates}
-        start.info = {"root_bound": bound}
+        start.arrays = {"candidates": inc.candidates,
+                        **{f"context_{k}": v for k, v in self.context.items()}}
+        start.info = {"root_bound": bound, "node_bound": self.node_bound,
+                      "node_bound_ref": self.citation}
         plan.progress(f"bnb root: bound {bound:.6g} UB {inc.ub:.6g} "
                       f"gap {relative_gap(inc.ub, bound) or 0:.3e}")
         return start
 
     def _root_relaxation(self) -> dict[str, Any]:
-        """The root node's perspective relaxation as plain data (v and s^2 on all features)."""
+        """The root node's relaxation by the node form, before any incumbent, as plain data
+        (v and the scores on all features: the ranking of the root heuristics)."""
         p = self.problem
-        root = solve_node(p, self.plan, np.zeros(0, int), np.arange(p.n), p.B, extra=self.extra)
-        v = np.zeros(p.n)
-        v[root.W] = root.v
-        return {"bound": np.float64(root.bound), "alpha": root.alpha, "s2": root.s2, "v": v,
-                "W_next": root.W_next, "solves": np.int64(root.solves)}
+        task = NodeTask.root(p, extra=self.extra, context=self.context)
+        return as_data(self.form.solve(p, self.plan, task), p.n)
 
     def support_values(self, work: Work, keys: list[tuple[int, ...]],
                        deadline: Deadline) -> list[float]:
@@ -227,6 +210,8 @@ class LinearTree(TreeProblem):
     def restore(self, arrays: dict[str, Any], info: dict[str, Any]) -> None:
         cand = arrays.get("candidates")
         self.candidates = None if cand is None else np.asarray(cand, np.int64)
+        self.context = {k.removeprefix("context_"): v for k, v in arrays.items()
+                        if k.startswith("context_")}
 
     def _leaf(self, inc: Incumbent, F1: list[int], free: np.ndarray, k: int) -> bool:
         """k = 0 or |free| <= k: the node holds one best support; evaluate it exactly."""
@@ -237,41 +222,45 @@ class LinearTree(TreeProblem):
 
     def process(self, work: Work, node: dict[str, Any], bound: float, ub: float,
                 deadline: Deadline) -> Outcome:
-        """Solve the node's relaxation; round it (incumbent); prune, fix, or branch on the
-        most fractional relaxed z_j (children inherit the bound, working set and alpha)."""
+        """Bound the node by the node form; round it (incumbent); prune, fix by the form's
+        rule, or branch on a fractional relaxed z_j (children inherit the bound, working set
+        and multipliers)."""
         p, n = self.problem, self.problem.n
         out = Outcome()
         inc = self._incumbent(ub, work.cache, deadline)
         F1 = [int(j) for j in node["F1"]]
         free = np.flatnonzero(np.unpackbits(node["free"], count=n).astype(bool))
-        k = int(node["k"])
+        k, depth = int(node["k"]), int(node.get("depth", 0))
         try:
             if self._leaf(inc, F1, free, k):
                 return out
             alpha = node.get("alpha")
-            nb = solve_node(p, self.plan, np.asarray(F1, int), free, k,
-                            ub=self.cutoff(inc.ub), extra=self.extra,
-                            warm=(node["W"], None if alpha is None else alpha.astype(float)))
+            task = NodeTask(np.asarray(F1, int), free, k, ub=inc.ub,
+                            cutoff=self.cutoff(inc.ub), W0=node["W"],
+                            alpha0=None if alpha is None else alpha.astype(float),
+                            extra=self.extra, context=self.context)
+            nb = self.form.solve(p, self.plan, task)
             out.stats["socp_solves"] = nb.solves
             b = max(nb.bound, bound)
-            sel = nb.W[nb.v > 0.5]                                   # rounding heuristic
-            rank = sel[np.argsort(-(nb.v[nb.v > 0.5] + 1e-9 * nb.s2[sel]), kind="stable")]
-            pad = free[np.argsort(-nb.s2[free], kind="stable")]
-            cand = list(dict.fromkeys([int(j) for j in rank] + [int(j) for j in pad]))[:k]
-            inc.offer(F1 + cand)
+            if depth == 0:
+                out.stats["root_node_bound"] = b
+            inc.offer(F1 + rounded(nb, free, k))                     # rounding heuristic
             if b >= self.cutoff(inc.ub):
                 out.pruned = b
                 return out
-            F1, free, k = _screen(nb, F1, free, k, self.cutoff(inc.ub), out)
+            fixed = screen(self.form, nb, task, self.cutoff(inc.ub), out)
+            if fixed is None:
+                return out
+            F1, free, k = fixed
             if self._leaf(inc, F1, free, k):
                 return out
-            j = _branch_feature(nb, free, self.branching)
-            if j is None:     # integral relaxation: its support was just evaluated; branch on
-                fin = [int(i) for i in nb.W[nb.v > 0.5] if i in set(free.tolist())]  # the
-                j = min(fin, key=lambda i: nb.s2[i]) if fin else int(free[0])        # weakest
+            j = branch_feature(nb, free, self.branching)
+            if j is None:     # integral relaxation: its support was just evaluated
+                j = integral_branch(nb, free)
             rest = free[free != j]
-            out.children = [(b, _node(tuple(F1) + (j,), rest, n, k - 1, nb.W_next, nb.alpha)),
-                            (b, _node(F1, rest, n, k, nb.W_next, nb.alpha))]
+            out.children = [(b, _node(tuple(F1) + (j,), rest, n, k - 1, nb.W_next, nb.alpha,
+                                      depth + 1)),
+                            (b, _node(F1, rest, n, k, nb.W_next, nb.alpha, depth + 1))]
             return out
         finally:
             out.solutions = inc.solutions
@@ -306,9 +295,10 @@ class RootSearch:
 class NodeRules:
     """How ``bnb`` bounds and branches a node."""
 
+    node_bound: str = declare.field("perspective", NODE_BOUND)
     extra: int = declare.field(30, "Features beyond the budget in a node relaxation's first "
                                "working set; at most this many enter per round (column "
-                               "generation on the dual of (13)).", ge=0, le=100_000)
+                               "generation on the node bound's dual).", ge=0, le=100_000)
     branching: str = declare.field("fractional", "Branching feature: the relaxed z_j closest "
                                    "to 1/2 (fractional), the largest or the smallest.",
                                    choices=BRANCHING)
@@ -350,5 +340,6 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
     solves, fixings, the root bound, the open nodes left and the workers.
     """
     linear = LinearTree(problem, node_plan(plan), gap_tol, node.branching, node.extra,
-                        root.root_search, search, root.heuristic_share)
+                        root.root_search, search, root.heuristic_share,
+                        node_bound=node.node_bound)
     return run(linear, plan, tree)

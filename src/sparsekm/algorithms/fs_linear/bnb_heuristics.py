@@ -142,8 +142,9 @@ def support_value(problem: FSLinearProblem, plan: SolverPlan, key: tuple[int, ..
 class RootContext:
     """What a root heuristic gets: the problem, the engine's root context (``engine``: the
     started plan, the executor a sub-search reuses, checkpointed stages), the incumbent,
-    paper D's search options, the share of the time limit it may spend and the tolerance of a
-    sub-search."""
+    paper D's search options, the share of the time limit it may spend, the tolerance of a
+    sub-search and the node options it passes on (``node_rules``: the node bound, branching
+    rule and working-set slack of the search it serves)."""
 
     problem: FSLinearProblem
     engine: Any
@@ -151,6 +152,7 @@ class RootContext:
     search: Search
     share: float
     gap_tol: float
+    node_rules: dict[str, Any] = field(default_factory=dict)
 
     @property
     def plan(self) -> SolverPlan:
@@ -174,7 +176,8 @@ class RootContext:
 
 def _local_bnb(ctx: RootContext, order: np.ndarray) -> list[list[int]]:
     """Algorithm 1's restricted problem on the 2B + k best-ranked features, solved by bnb
-    (through the registry: this module is bnb's, so it does not import it back)."""
+    with the same node options (through the registry: this module is bnb's, so it does not
+    import it back)."""
     from sparsekm import registry
 
     bnb = registry.get("fs-linear", "method", "bnb")
@@ -184,7 +187,7 @@ def _local_bnb(ctx: RootContext, order: np.ndarray) -> list[list[int]]:
         return []
     subp = replace(p, X=p.X[:, K], cardinality="le")
     h = bnb.run(subp, ctx.sub_plan(), root_search="none", gap_tol=ctx.gap_tol,
-                checkpoint=ctx.engine.sub_checkpoint("local-bnb"))
+                checkpoint=ctx.engine.sub_checkpoint("local-bnb"), **ctx.node_rules)
     return [[int(K[j]) for j in h.selected]]
 
 
@@ -220,11 +223,12 @@ ROOT_SEARCHES = (*ROOT_HEURISTICS, "none")
 DRIVER_FIRST = ("fast",)
 
 
-def root_incumbent(ctx: RootContext, v: np.ndarray, s2: np.ndarray, name: str) -> None:
-    """The relaxed top-B support, then the root heuristic ``name`` ranked by the relaxation
-    (``v`` the relaxed z, ``s2`` the s_j^2 at the root's alpha); sets the swap candidates."""
+def root_incumbent(ctx: RootContext, v: np.ndarray, score: np.ndarray, name: str) -> None:
+    """The relaxed top-B support, then the root heuristic ``name`` ranked by the node bound's
+    root relaxation (``v`` the relaxed z, ``score`` its per-feature scores at the root's
+    alpha, e.g. the perspective's s_j^2); sets the swap candidates."""
     p = ctx.problem
-    u = 1.0 - v - 1e-9 * s2 / max(float(s2.max()), 1e-300)   # DSCoP-style ranking
+    u = 1.0 - v - 1e-9 * score / max(float(score.max()), 1e-300)   # DSCoP-style ranking
     order = np.argsort(u, kind="stable")
     ctx.incumbent.candidates = order[:min(p.n, p.B + 40)]
     if name == "none":

@@ -23,7 +23,8 @@ from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
 
 from .common import Relaxed, budget, need_big_m, solve_relaxed, xi_block
-from .perspective import feasible_alpha
+from .node_box import BoxNode
+from .node_form import feasible_alpha
 
 __all__ = ["box_bound", "build_box"]
 
@@ -62,7 +63,7 @@ def build_box(problem: FSLinearProblem, M: float) -> Relaxed:
 
 
 @register("fs-linear", "relaxation", "box", paper="D", ref="eq. (8)", problem_class="QP",
-          aliases=("boxmp",))
+          aliases=("boxmp",), node=BoxNode())
 def box(problem: FSLinearProblem, plan: SolverPlan, *,
         M: Annotated[float | None, BIG_M] = None) -> Result:
     """BoxMP (8): the continuous relaxation of BigMP (6) (equal to SMP (10), Theorem 3.3)."""

@@ -15,6 +15,7 @@ from sparsekm.solvers import Result, SolverPlan
 
 from .box import box_bound
 from .common import Relaxed, budget, need_big_m, solve_relaxed, xi_block
+from .node_dscomp import DSCoMPNode
 from .perspective import perspective_bound
 
 CONIC = ("soc", "sdp")
@@ -80,7 +81,8 @@ def dscop(problem: FSLinearProblem, plan: SolverPlan, *,
     return solve_relaxed(problem, build_dscop(problem, conic), plan, "(13)")
 
 
-@register("fs-linear", "relaxation", "dscomp", paper="D", ref="eq. (14)", problem_class="SOCP")
+@register("fs-linear", "relaxation", "dscomp", paper="D", ref="eq. (14)", problem_class="SOCP",
+          node=DSCoMPNode())
 def dscomp(problem: FSLinearProblem, plan: SolverPlan, *,
            M: Annotated[float | None, BIG_M] = None,
            conic: Annotated[str, CONIC_FORM] = "soc") -> Result:

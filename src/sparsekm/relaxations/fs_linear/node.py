@@ -30,44 +30,24 @@ import numpy as np
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.solvers import ConicQP, SolverPlan, solve
 
-from .perspective import feasible_alpha
+from .node_form import (
+    NodeForm,
+    NodeSolution,
+    NodeTask,
+    column_generation,
+    feasible_alpha,
+    top_k_child_bounds,
+    top_sum,
+)
 
-__all__ = ["NATIVE_MAX_M", "NodeBound", "node_certificate", "node_dual_qp", "solve_node",
-           "top_sum"]
+__all__ = ["NATIVE_MAX_M", "NodeBound", "PerspectiveNode", "node_certificate", "node_dual_qp",
+           "solve_node", "top_sum"]
 
 NATIVE_MAX_M = 250   # the dense interior-point path (node_ipm) up to this many samples
-MAX_ROUNDS = 25     # column-generation rounds per node (each one restricted SOCP)
 ROWS_EXTRA = 200    # samples added per round when the samples are shrunk (m > NATIVE_MAX_M)
 
 
-@dataclass
-class NodeBound:
-    """A certified node bound and what the search reuses.
-
-    ``bound`` is g(alpha) at the feasible ``alpha`` (valid whatever the solver's accuracy);
-    ``s2`` = s_j(alpha)^2 for every feature; ``v`` the relaxed selection z on the working set
-    ``W`` of that solve (1 = in, 0 = out; from the solver's cone multipliers with Clarabel, else
-    from the ties of s^2 with the k-th largest value); ``W_next`` the final working set (to
-    start the children from); ``solves`` the SOCPs solved.
-    """
-
-    bound: float
-    alpha: np.ndarray
-    s2: np.ndarray
-    v: np.ndarray
-    W: np.ndarray
-    solves: int
-    status: str
-    W_next: np.ndarray | None = None
-
-
-def top_sum(values: np.ndarray, k: int) -> float:
-    """Sum of the ``k`` largest entries (all of them when k >= size; 0 for k <= 0)."""
-    if k <= 0 or values.size == 0:
-        return 0.0
-    if k >= values.size:
-        return float(values.sum())
-    return float(np.partition(values, values.size - k)[values.size - k:].sum())
+NodeBound = NodeSolution     # the perspective's node solution (score = s_j(alpha)^2)
 
 
 def node_certificate(problem: FSLinearProblem, alpha: np.ndarray, F1: np.ndarray,
@@ -257,55 +237,44 @@ def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free:
     of ``alpha0`` plus a few samples, and margin violators of the relaxed hyperplane enter
     until none is left. Needs 0 < k < |free|.
     """
-    if not 0 < k < free.size:
-        raise ValueError(f"solve_node needs 0 < k={k} < |free|={free.size}")
-    W0, alpha0 = warm
-    n = problem.n
-    in_free = np.zeros(n, bool)
-    in_free[free] = True
-    W = np.zeros(0, int) if W0 is None else np.asarray(W0, int)[in_free[np.asarray(W0, int)]]
-    target = min(free.size, k + extra)
-    start = alpha0
-    if W.size < target:
-        a0 = feasible_alpha(problem, np.full(problem.m, problem.C / 2) if alpha0 is None
-                            else alpha0)
-        _, _, s20 = node_certificate(problem, a0, F1, free, k)
-        inW = np.zeros(n, bool)
-        inW[W] = True
-        cand = free[~inW[free]]
-        W = np.concatenate([W, cand[np.argsort(-s20[cand], kind="stable")][:target - W.size]])
-    R = _initial_rows(problem, alpha0)
-    best: NodeBound | None = None
-    status = "no solution"
-    for rnd in range(1, MAX_ROUNDS + 1):
-        alpha, v, status = _solve_restricted(problem, plan, F1, W, k, start, R)
-        if alpha is None:
-            break
-        val, a, s2 = node_certificate(problem, alpha, F1, free, k)
-        start = a
-        s2W = s2[W]
-        kk = min(k, W.size)
-        thr = float(np.partition(s2W, W.size - kk)[W.size - kk])
-        if best is None or val > best.bound:
-            best = NodeBound(val, a, s2, v, W.copy(), rnd, status)
-        best.solves = rnd
-        if val > ub:
-            break
-        inW = np.zeros(n, bool)
-        inW[W] = True
-        out = free[~inW[free]]
-        viol = out[s2[out] > thr * (1 + 1e-9) + 1e-300]
-        new_rows = np.zeros(0, int) if R is None else _violated_rows(problem, a, F1, W, v, R)
-        if new_rows.size:
-            R = np.union1d(R, new_rows)
-        if viol.size == 0 and new_rows.size == 0:
-            break
-        W = np.concatenate([W, viol[np.argsort(-s2[viol], kind="stable")][:extra]])
-    if best is None:
-        raise RuntimeError(f"the node relaxation failed ({status}) with solver "
-                           f"{plan.relax_solver or 'default'}; try another --relax-solver")
-    # the children start from the features the relaxation uses plus the k + extra largest s^2
-    keep = best.W[best.v > 1e-6]
-    top = free[np.argsort(-best.s2[free], kind="stable")[:min(free.size, k + extra)]]
-    best.status, best.W_next = status, np.union1d(keep, top)
-    return best
+    task = NodeTask(np.asarray(F1, int), np.asarray(free, int), int(k), cutoff=ub,
+                    W0=warm[0], alpha0=warm[1], extra=extra)
+
+    def certify(alpha: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        return node_certificate(problem, alpha, task.F1, task.free, task.k)
+
+    def restricted(W: np.ndarray, start: np.ndarray | None, R: np.ndarray | None
+                   ) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+        return _solve_restricted(problem, plan, task.F1, W, task.k, start, R)
+
+    def violated(a: np.ndarray, W: np.ndarray, v: np.ndarray, R: np.ndarray) -> np.ndarray:
+        return _violated_rows(problem, a, task.F1, W, v, R)
+
+    R = _initial_rows(problem, task.alpha0)
+    return column_generation(problem, task, certify, restricted,
+                             rows=None if R is None else (R, violated), label=plan.relax_solver)
+
+
+@dataclass(frozen=True)
+class PerspectiveNode(NodeForm):
+    """The node form of the perspective relaxation DSCoP (13) (Lemma 4.3), in the m margin
+    multipliers: the bound g(alpha) of the module docstring maximised by :func:`solve_node`;
+    children reuse the multipliers (the native solver's start, the sample working set) and
+    the working set of features; fixing by :func:`~.node_form.top_k_child_bounds` with
+    phi = s^2 / 2."""
+
+    ref = "(13), Lemma 4.3: its dual in the m margin multipliers"
+
+    def solver_name(self, problem: FSLinearProblem, plan: SolverPlan) -> str:
+        if plan.relax_solver is None and problem.m <= NATIVE_MAX_M:
+            return "native-ipm"
+        return plan.relax_solver or "default-socp"
+
+    def solve(self, problem: FSLinearProblem, plan: SolverPlan, task: NodeTask
+              ) -> NodeSolution:
+        return solve_node(problem, plan, task.F1, task.free, task.k,
+                          warm=(task.W0, task.alpha0), ub=task.cutoff, extra=task.extra)
+
+    def child_bounds(self, sol: NodeSolution, task: NodeTask
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        return top_k_child_bounds(sol.bound, 0.5 * sol.score[task.free], task.k)

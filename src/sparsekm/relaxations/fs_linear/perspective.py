@@ -29,19 +29,10 @@ from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination, solve
 from sparsekm.specs import THREADS
 
+from .node import PerspectiveNode
+from .node_form import feasible_alpha
+
 __all__ = ["feasible_alpha", "perspective_bound"]
-
-
-def feasible_alpha(problem: FSLinearProblem, alpha: np.ndarray) -> np.ndarray:
-    """``alpha`` clipped to [0, C] and scaled down on the heavier class so that y'alpha = 0."""
-    a = np.clip(np.asarray(alpha, dtype=float).ravel(), 0.0, problem.C)
-    pos, neg = problem.y > 0, problem.y < 0
-    sp, sn = a[pos].sum(), a[neg].sum()
-    if sp > sn:
-        a[pos] *= sn / sp if sp > 0 else 0.0
-    elif sn > sp:
-        a[neg] *= sp / sn if sn > 0 else 0.0
-    return a
 
 
 def perspective_bound(problem: FSLinearProblem, alpha: np.ndarray) -> float:
@@ -161,7 +152,7 @@ def _warm_up() -> None:
 
 @register("fs-linear", "relaxation", "perspective-dual", paper="D",
           ref="dual of (13), Lemma 4.3 + Theorem 3.6", problem_class="SOCP",
-          warm_up=_warm_up)
+          warm_up=_warm_up, aliases=("perspective",), node=PerspectiveNode())
 def perspective_dual(problem: FSLinearProblem, plan: SolverPlan, *,
                      method: Annotated[str, PERSPECTIVE_METHOD] = "auto",
                      blas_threads: Annotated[int, BLAS_THREADS] = 1) -> Result:

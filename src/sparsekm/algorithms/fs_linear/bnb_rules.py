@@ -1,0 +1,112 @@
+"""How ``bnb`` uses a node bound: the node form chosen by name, fixing, branching, rounding.
+
+The node bound is a plug-in (:mod:`sparsekm.relaxations.fs_linear.node_form`): any relaxation
+registered with a node form (``register(..., node=...)``) is a choice of ``bnb``'s option
+``node_bound``; this module turns a node's :class:`NodeSolution` into the search's moves with
+rules that hold for every form: fixing from the form's own child bounds (none when it declares
+no fixing rule), branching on its relaxed selection z, rounding by its scores.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from sparsekm import registry
+from sparsekm.algorithms.tree import Outcome
+from sparsekm.declare import Spec
+from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeSolution, NodeTask
+
+__all__ = ["BRANCHING", "NODE_BOUND", "branch_feature", "node_form", "rounded", "screen"]
+
+BRANCHING = ("fractional", "largest", "smallest")
+PROBLEM = "fs-linear"
+
+
+def _node_bound_names() -> tuple[str, ...]:
+    return registry.node_bound_names(PROBLEM)
+
+
+NODE_BOUND = Spec("Node bound: a relaxation of (2) with a node form (the perspective "
+                  "relaxation (13) by default; dscomp: (14) with big-M rows from the "
+                  "incumbent; box: (8)); see `sparsekm methods fs-linear`.",
+                  choices=_node_bound_names)
+
+
+def node_form(name: str) -> tuple[str, NodeForm, str]:
+    """(canonical name, node form, citation) of the relaxation ``name`` (or alias)."""
+    entry = registry.get(PROBLEM, "relaxation", name)
+    if entry.node is None:
+        raise ValueError(f"relaxation {entry.name!r} has no node form; choose one of "
+                         f"{', '.join(_node_bound_names())}")
+    return entry.name, entry.node, entry.citation
+
+
+def screen(form: NodeForm, sol: NodeSolution, task: NodeTask, cutoff: float, out: Outcome
+           ) -> tuple[list[int], np.ndarray, int] | None:
+    """Fix the free features whose one-feature child is pruned by the form's fixing rule.
+
+    j is fixed in when the child "j out" has a bound >= ``cutoff``, out when "j in" has; the
+    pruned children go to ``out.pruned``. Returns (F1, free, k) after fixing, or None when the
+    whole node is pruned (some j with both children pruned, or more features fixed in than the
+    budget left). A form without a rule fixes nothing."""
+    F1, free, k = [int(j) for j in task.F1], task.free, task.k
+    bounds = form.child_bounds(sol, task)
+    if bounds is None:
+        return F1, free, k
+    out_child, in_child = bounds
+    fix_in, fix_out = out_child >= cutoff, in_child >= cutoff
+    both = fix_in & fix_out
+    if both.any() or fix_in.sum() > k:
+        pool = np.concatenate([np.minimum(out_child, in_child)[both], out_child[fix_in]])
+        out.pruned = min(out.pruned, float(pool.min()))
+        return None
+    if fix_in.any():
+        out.pruned = min(out.pruned, float(out_child[fix_in].min()))
+    if fix_out.any():
+        out.pruned = min(out.pruned, float(in_child[fix_out].min()))
+    out.stats["fixed_in"] = out.stats.get("fixed_in", 0) + int(fix_in.sum())
+    out.stats["fixed_out"] = out.stats.get("fixed_out", 0) + int(fix_out.sum())
+    F1 = F1 + [int(j) for j in free[fix_in]]
+    return F1, free[~(fix_in | fix_out)], k - int(fix_in.sum())
+
+
+def branch_feature(sol: NodeSolution, free: np.ndarray, rule: str) -> int | None:
+    """A free feature of the working set with fractional relaxed z_j: the one closest to 1/2
+    (``"fractional"``), the largest or the smallest z_j; None if the relaxation is integral."""
+    isfree = np.isin(sol.W, free)
+    if not isfree.any():
+        return None
+    Wf, vf = sol.W[isfree], sol.v[isfree]
+    frac = np.minimum(vf, 1.0 - vf)
+    if frac.max() <= 1e-6:
+        return None
+    score = frac if rule == "fractional" else np.where(frac > 1e-6, vf if rule == "largest"
+                                                       else 1.0 - vf, -1.0)
+    return int(Wf[int(np.argmax(score))])
+
+
+def integral_branch(sol: NodeSolution, free: np.ndarray) -> int:
+    """Branching feature of an integral relaxation (its support was evaluated): the selected
+    free feature of least score, else the first free one."""
+    inside = set(free.tolist())
+    fin = [int(i) for i in sol.W[sol.v > 0.5] if i in inside]
+    return min(fin, key=lambda i: sol.score[i]) if fin else int(free[0])
+
+
+def rounded(sol: NodeSolution, free: np.ndarray, k: int) -> list[int]:
+    """The rounding heuristic's k free features: the relaxed selection (z_j > 1/2) by z, then
+    the free features of largest score."""
+    sel = sol.W[sol.v > 0.5]
+    rank = sel[np.argsort(-(sol.v[sol.v > 0.5] + 1e-9 * sol.score[sel]), kind="stable")]
+    pad = free[np.argsort(-sol.score[free], kind="stable")]
+    return list(dict.fromkeys([int(j) for j in rank] + [int(j) for j in pad]))[:k]
+
+
+def as_data(sol: NodeSolution, n: int) -> dict[str, Any]:
+    """A root solution as plain data (v and score on all features) for a checkpoint stage."""
+    v = np.zeros(n)
+    v[sol.W] = sol.v
+    return {"bound": np.float64(sol.bound), "alpha": sol.alpha, "score": sol.score, "v": v,
+            "W_next": sol.W_next, "solves": np.int64(sol.solves)}

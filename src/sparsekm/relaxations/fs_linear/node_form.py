@@ -1,0 +1,243 @@
+"""The node form of a relaxation of FS-SVM (2): what a branch and bound needs to bound a node.
+
+A node of paper D's problem (2) fixes features ``F1`` in (z_j = 1), leaves ``free`` features
+undecided with ``k`` of the budget B left, and drops the rest (z_j = 0). A relaxation declares
+its *node form* by registering with ``node=`` (:func:`sparsekm.registry.register`); the
+registry's :func:`~sparsekm.registry.node_bounds` lists them, and ``bnb``'s option
+``node_bound`` picks one. As in SCIP's relaxator plug-ins (``SCIPincludeRelax``: a relaxator
+solves its relaxation at a node and hands back a lower bound, a relaxation solution for
+branching and, optionally, domain reductions), a node form supplies:
+
+* :meth:`NodeForm.solve`: the node bound as a :class:`NodeSolution`: the bound, *certified*
+  (valid whatever the solver's accuracy: a weak-duality value at feasible multipliers), the
+  relaxed selection z on a working set (for branching and rounding), a score per feature
+  (for ranking), and what the search may reuse in the children (``reuse``: the multipliers
+  as a warm start, the working set);
+* :meth:`NodeForm.child_bounds` (optional): the fixing rule valid for it: certified bounds of
+  the one-feature children (j fixed out, j fixed in) at the node's multipliers, with which
+  the search fixes features (reduced-cost fixing); ``None``: no fixing;
+* :meth:`NodeForm.prepare` (optional): per-search data from the root (plain arrays, kept in
+  the checkpoint and shipped once to each worker), e.g. DSCoMP's multipliers behind its big-M.
+
+A node form must be picklable (it travels to the worker processes): a module-level class.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sparsekm.models.fs_linear import FSLinearProblem
+from sparsekm.solvers import SolverPlan
+
+__all__ = ["NodeForm", "NodeSolution", "NodeTask", "column_generation", "feasible_alpha",
+           "top_k_child_bounds", "top_sum"]
+
+REUSES = ("multipliers", "working_set")
+MAX_ROUNDS = 25     # column-generation rounds per node (each one restricted conic solve)
+
+Certify = Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]]
+Restricted = Callable[[np.ndarray, "np.ndarray | None", "np.ndarray | None"],
+                      tuple["np.ndarray | None", "np.ndarray | None", str]]
+
+
+@dataclass
+class NodeTask:
+    """One node to bound: ``F1`` fixed in, ``free`` undecided, ``k`` of the budget left
+    (0 < k < |free|); the incumbent value ``ub`` (a form may derive valid bounds on w from
+    it: only supports better than ``ub`` matter), ``cutoff`` (the solve may stop once its
+    bound reaches it), the parent's working set ``W0`` and multipliers ``alpha0`` (a warm
+    start), ``extra`` (working-set slack) and the per-search ``context`` of
+    :meth:`NodeForm.prepare`."""
+
+    F1: np.ndarray
+    free: np.ndarray
+    k: int
+    ub: float = math.inf
+    cutoff: float = math.inf
+    W0: np.ndarray | None = None
+    alpha0: np.ndarray | None = None
+    extra: int = 30
+    context: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def root(cls, problem: FSLinearProblem, **kw: Any) -> NodeTask:
+        """The root node: nothing fixed, all features free, budget B."""
+        return cls(np.zeros(0, int), np.arange(problem.n), problem.B, **kw)
+
+
+@dataclass
+class NodeSolution:
+    """A certified node bound and what the search reuses.
+
+    ``bound``: certified (weak duality at the feasible ``alpha``); ``score``: per feature (n
+    values), how much selecting it is worth at ``alpha`` (the perspective: s_j^2), for ranking;
+    ``v``: the relaxed selection z on the working set ``W`` (1 in, 0 out); ``W_next``: the
+    working set the children start from; ``solves``: conic solves; ``info``: the form's own
+    data for :meth:`NodeForm.child_bounds` (e.g. DSCoMP's intervals).
+    """
+
+    bound: float
+    alpha: np.ndarray
+    score: np.ndarray
+    v: np.ndarray
+    W: np.ndarray
+    solves: int
+    status: str
+    W_next: np.ndarray | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def s2(self) -> np.ndarray:
+        """The score under its perspective name s_j(alpha)^2."""
+        return self.score
+
+
+class NodeForm:
+    """Base class of a node form (see the module docstring). Subclasses set ``paper`` /
+    ``ref`` (the equation the node bound relaxes), ``reuse`` (what children inherit:
+    ``"multipliers"``, ``"working_set"``) and implement :meth:`solve`; :meth:`child_bounds`
+    and :meth:`prepare` are optional."""
+
+    ref: str = ""
+    reuse: tuple[str, ...] = REUSES
+
+    def solver_name(self, problem: FSLinearProblem, plan: SolverPlan) -> str:
+        """The node solver, named in the result."""
+        return plan.relax_solver or "default-socp"
+
+    def prepare(self, problem: FSLinearProblem, plan: SolverPlan, ub: float
+                ) -> dict[str, np.ndarray]:
+        """Per-search data computed once at the root (plain arrays), given the first
+        incumbent value ``ub``; passed to every :meth:`solve` as ``task.context``."""
+        return {}
+
+    def solve(self, problem: FSLinearProblem, plan: SolverPlan, task: NodeTask
+              ) -> NodeSolution:
+        """The node's certified bound (see :class:`NodeSolution`)."""
+        raise NotImplementedError
+
+    def child_bounds(self, sol: NodeSolution, task: NodeTask
+                     ) -> tuple[np.ndarray, np.ndarray] | None:
+        """(bound of the child j fixed out, bound of the child j fixed in) for each j of
+        ``task.free``, each certified at ``sol.alpha``; None when the form has no fixing rule."""
+        return None
+
+
+def feasible_alpha(problem: FSLinearProblem, alpha: np.ndarray) -> np.ndarray:
+    """``alpha`` clipped to [0, C] and scaled down on the heavier class so that y'alpha = 0."""
+    a = np.clip(np.asarray(alpha, dtype=float).ravel(), 0.0, problem.C)
+    pos, neg = problem.y > 0, problem.y < 0
+    sp, sn = a[pos].sum(), a[neg].sum()
+    if sp > sn:
+        a[pos] *= sn / sp if sp > 0 else 0.0
+    elif sn > sp:
+        a[neg] *= sp / sn if sn > 0 else 0.0
+    return a
+
+
+def top_sum(values: np.ndarray, k: int) -> float:
+    """Sum of the ``k`` largest entries (all of them when k >= size; 0 for k <= 0)."""
+    if k <= 0 or values.size == 0:
+        return 0.0
+    if k >= values.size:
+        return float(values.sum())
+    return float(np.partition(values, values.size - k)[values.size - k:].sum())
+
+
+def top_k_child_bounds(bound: float, phi: np.ndarray, k: int
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """Fixing rule of a bound g = c(alpha) - sum_{F1} phi_j - (sum of the k largest phi_j over
+    the free features), phi >= 0 (the perspective: phi = s^2 / 2; DSCoMP: its Huber terms).
+
+    At the same alpha, the child "j out" loses j from the free set and the child "j in" moves
+    j to F1 with k - 1 left; for j among the k largest, out = g + phi_j - phi_(k+1), in = g;
+    for the others, out = g, in = g + phi_(k) - phi_j. Both are certificates of the children
+    (the same weak-duality argument as g), so each is a valid child bound."""
+    order = np.argsort(-phi, kind="stable")
+    pk = phi[order[k - 1]]
+    pk1 = phi[order[k]] if k < phi.size else 0.0
+    top = np.zeros(phi.size, bool)
+    top[order[:k]] = True
+    out_child = np.where(top, bound + (phi - pk1), bound)
+    in_child = np.where(top, bound, bound + (pk - phi))
+    return out_child, in_child
+
+
+def _pad(task: NodeTask, W: np.ndarray, score: np.ndarray, target: int) -> np.ndarray:
+    """``W`` padded with the free features of largest ``score`` outside it, to ``target``."""
+    inW = np.zeros(score.size, bool)
+    inW[W] = True
+    cand = task.free[~inW[task.free]]
+    return np.concatenate([W, cand[np.argsort(-score[cand], kind="stable")][:target - W.size]])
+
+
+def column_generation(problem: FSLinearProblem, task: NodeTask, certify: Certify,
+                      restricted: Restricted, rows: tuple[np.ndarray, Callable] | None = None,
+                      label: str | None = None) -> NodeSolution:
+    """Maximise a top-k separable node bound by column generation; every iterate certified.
+
+    ``certify(alpha)`` -> (bound at the feasible alpha nearest, that alpha, score per feature)
+    holds on all free features; ``restricted(W, start, R)`` -> (alpha, v on W, status)
+    maximises it over the working set W (and the samples R, None: all). W starts as the
+    parent's ``task.W0`` (restricted to ``free``) padded with the free features of largest
+    score at ``task.alpha0`` (or a uniform feasible alpha), to |W| >= k + ``extra``. After each
+    solve, free features outside W whose score exceeds the k-th largest inside W enter (at
+    most ``extra`` per round); the loop stops when none does (then alpha is optimal for the
+    whole node up to the solver's tolerance: no support outside W does better at alpha), when
+    the bound exceeds ``task.cutoff`` (the node is pruned) or after ``MAX_ROUNDS``. ``rows =
+    (R, violated)``: a sample working set and ``violated(alpha, W, v, R)``, the samples to add
+    (row generation). Needs 0 < k < |free|.
+    """
+    free, k, extra = task.free, task.k, task.extra
+    if not 0 < k < free.size:
+        raise ValueError(f"a node bound needs 0 < k={k} < |free|={free.size}")
+    n = problem.n
+    in_free = np.zeros(n, bool)
+    in_free[free] = True
+    W0 = task.W0
+    W = np.zeros(0, int) if W0 is None else np.asarray(W0, int)[in_free[np.asarray(W0, int)]]
+    target = min(free.size, k + extra)
+    start = task.alpha0
+    if W.size < target:
+        a0 = np.full(problem.m, problem.C / 2) if start is None else start
+        W = _pad(task, W, certify(feasible_alpha(problem, a0))[2], target)
+    R, violated = (None, None) if rows is None else rows
+    best: NodeSolution | None = None
+    status = "no solution"
+    for rnd in range(1, MAX_ROUNDS + 1):
+        alpha, v, status = restricted(W, start, R)
+        if alpha is None or v is None:
+            break
+        val, a, score = certify(alpha)
+        start = a
+        sW = score[W]
+        kk = min(k, W.size)
+        thr = float(np.partition(sW, W.size - kk)[W.size - kk])
+        if best is None or val > best.bound:
+            best = NodeSolution(val, a, score, v, W.copy(), rnd, status)
+        best.solves = rnd
+        if val > task.cutoff:
+            break
+        inW = np.zeros(n, bool)
+        inW[W] = True
+        out = free[~inW[free]]
+        viol = out[score[out] > thr * (1 + 1e-9) + 1e-300]
+        new_rows = np.zeros(0, int) if R is None else violated(a, W, v, R)
+        if new_rows.size:
+            R = np.union1d(R, new_rows)
+        if viol.size == 0 and new_rows.size == 0:
+            break
+        W = np.concatenate([W, viol[np.argsort(-score[viol], kind="stable")][:extra]])
+    if best is None:
+        raise RuntimeError(f"the node relaxation failed ({status}) with solver "
+                           f"{label or 'default'}; try another --relax-solver")
+    # the children start from the features the relaxation uses plus the k + extra best scores
+    keep = best.W[best.v > 1e-6]
+    top = free[np.argsort(-best.score[free], kind="stable")[:min(free.size, k + extra)]]
+    best.status, best.W_next = status, np.union1d(keep, top)
+    return best

@@ -1,0 +1,268 @@
+"""Node bounds as plug-ins of ``bnb`` (issue 30): every registered node form certifies the
+enumerated optimum (1 and 2 workers), its certificates never exceed a node's enumerated optimum,
+DSCoMP (14) is at least the perspective (Theorem 3.5, node by node) and agrees with Clarabel,
+the box node form equals the registered BoxMP (8), the incumbent's intervals hold every better
+support's w, and a relaxation registered inside a test becomes bnb's node bound with no edit
+elsewhere."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from fs_linear_instances import INSTANCES, enum_opt, get, prob
+
+from sparsekm import registry
+from sparsekm.algorithms.fs_linear import solve_fs_linear
+from sparsekm.models.fs_linear import FSLinearProblem
+from sparsekm.models.svm import solve_svm
+from sparsekm.parallel import Executor
+from sparsekm.relaxations.fs_linear.node import PerspectiveNode, solve_node
+from sparsekm.relaxations.fs_linear.node_bigm import bigm_certificate, incumbent_intervals
+from sparsekm.relaxations.fs_linear.node_box import BoxNode, box_node_certificate
+from sparsekm.relaxations.fs_linear.node_dscomp import DSCoMPNode
+from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeTask
+from sparsekm.solvers import SolverPlan
+
+BOUNDS = ("perspective", "dscomp", "box")
+FORMS = {"perspective": PerspectiveNode(), "dscomp": DSCoMPNode(), "box": BoxNode()}
+
+
+def _node_supports(p: FSLinearProblem, F1: list[int], free: list[int], k: int
+                   ) -> list[tuple[float, np.ndarray, tuple[int, ...]]]:
+    """(objective, w, support) of every support of the node, by the QP solver."""
+    out = []
+    for extra in itertools.combinations(free, k):
+        S = tuple(F1) + extra
+        w, _, obj = solve_svm(p.X, p.y, p.C, features=list(S))
+        out.append((obj, w, S))
+    return out
+
+
+def _node(seed: int) -> tuple[FSLinearProblem, list[int], list[int], int]:
+    X, y = get(f"rand{seed}")
+    p = FSLinearProblem(X, y, B=4, C=1.0)
+    F1, out = [seed % 3], [5]
+    free = [j for j in range(p.n) if j not in F1 + out]
+    return p, F1, free, p.B - 1
+
+
+def test_the_three_shipped_bounds_are_registered_node_forms() -> None:
+    names = registry.node_bound_names("fs-linear")
+    assert {"perspective", "perspective-dual", "dscomp", "box"} <= set(names)
+    bnb = registry.get("fs-linear", "method", "bnb").params["node_bound"]
+    assert bnb.default == "perspective" and bnb.check("dscomp") == "dscomp"
+    with pytest.raises(ValueError, match="choose one of .*dscomp"):
+        bnb.check("dscop")                      # a relaxation without a node form
+
+
+@pytest.mark.parametrize("bound", BOUNDS)
+@pytest.mark.parametrize("key,B,C", INSTANCES)
+def test_every_node_bound_certifies_the_enumerated_optimum(bound: str, key: str, B: int,
+                                                           C: float) -> None:
+    opt, S, _ = enum_opt(key, B, C)
+    res = solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120),
+                          root_search="none", node_bound=bound)
+    assert res.status.value == "optimal" and res.extra["open_nodes"] == 0
+    assert math.isclose(res.objective, opt, rel_tol=1e-6) and tuple(res.selected) == S
+    assert res.bound <= opt * (1 + 1e-9)
+    assert res.extra["node_bound"] == registry.get("fs-linear", "relaxation", bound).name
+
+
+@pytest.fixture(scope="module")
+def two_workers():
+    ex = Executor(workers=2)
+    with ex.session() as pool:
+        yield ex, pool
+
+
+@pytest.mark.parametrize("bound", BOUNDS)
+def test_one_and_two_workers_grow_the_same_tree(bound: str, two_workers) -> None:
+    """With batch 2 the 1- and 2-worker runs are the same run: same nodes, same optimum."""
+    key, B, C = "breast_cancer_wisconsin", 3, 0.1
+    opt, S, _ = enum_opt(key, B, C)
+    one = solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120),
+                          root_search="none", node_bound=bound, batch=2)
+    two = solve_fs_linear(prob(key, B, C), "bnb",
+                          SolverPlan(time_limit=120, executor=two_workers[0]),
+                          root_search="none", node_bound=bound, batch=2)
+    for res in (one, two):
+        assert res.status.value == "optimal" and tuple(res.selected) == S
+        assert math.isclose(res.objective, opt, rel_tol=1e-6)
+        assert res.bound <= opt * (1 + 1e-9)
+    assert one.extra["workers"] == 1 and two.extra["workers"] == 2
+    assert one.extra["nodes"] == two.extra["nodes"] and one.bound == two.bound
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("bound", BOUNDS)
+def test_certificates_never_exceed_the_node_optimum(bound: str, seed: int) -> None:
+    """Weak duality at random multipliers and at the solved ones, with the incumbent's
+    intervals drawn for UB = 1.02 x the node optimum; and each fixing-rule child bound is at
+    most the child's enumerated optimum."""
+    p, F1, free, k = _node(seed)
+    sup = _node_supports(p, F1, free, k)
+    opt = min(s[0] for s in sup)
+    form = FORMS[bound]
+    ctx = form.prepare(p, SolverPlan(), math.inf)
+    task = NodeTask(np.array(F1), np.array(free), k, ub=1.02 * opt, context=ctx,
+                    alpha0=ctx.get("alpha_root"))
+    sol = form.solve(p, SolverPlan(), task)
+    assert sol.bound <= opt * (1 + 1e-9) and sol.bound > 0.5 * opt
+    rng = np.random.default_rng(seed)
+    if bound != "perspective":
+        box = incumbent_intervals(p, task, (ctx["alpha_root"],))
+        for _ in range(5):
+            a = rng.uniform(0, p.C, p.m)
+            val = bigm_certificate(p, a, task, *box)[0] if bound == "dscomp" else \
+                box_node_certificate(p, a, task, box)[0]
+            assert val <= opt * (1 + 1e-12)
+    kids = form.child_bounds(sol, task)
+    assert kids is not None
+    for i, j in enumerate(free):
+        out_opt = min([s[0] for s in sup if j not in s[2]], default=math.inf)
+        in_opt = min([s[0] for s in sup if j in s[2]], default=math.inf)
+        # a child bound counts only for the supports better than the UB the intervals used
+        assert kids[0][i] <= max(out_opt, task.ub) * (1 + 1e-9)
+        assert kids[1][i] <= max(in_opt, task.ub) * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_incumbent_intervals_hold_every_better_support(seed: int) -> None:
+    """The lemma of node_bigm: every support of the node with objective <= UB has its w_j
+    inside [lo_j, hi_j]; and the intervals shrink as UB nears the node's optimum."""
+    p, F1, free, k = _node(seed)
+    sup = _node_supports(p, F1, free, k)
+    opt = min(s[0] for s in sup)
+    root = solve_node(p, SolverPlan(), np.zeros(0, int), np.arange(p.n), p.B)
+    widths = []
+    for ub in (1.3 * opt, 1.05 * opt, 1.0001 * opt):
+        task = NodeTask(np.array(F1), np.array(free), k, ub=ub)
+        lo, hi = incumbent_intervals(p, task, (root.alpha,))
+        assert (lo <= 0).all() and (hi >= 0).all()
+        for obj, w, S in sup:
+            if obj <= ub:
+                assert (w[list(S)] >= lo[list(S)] - 1e-7).all()
+                assert (w[list(S)] <= hi[list(S)] + 1e-7).all()
+        widths.append(float((hi - lo)[free].sum()))
+    assert widths[0] >= widths[1] >= widths[2] and widths[2] < widths[0]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_dscomp_is_at_least_the_perspective_and_agrees_with_clarabel(seed: int) -> None:
+    """Theorem 3.5 of paper D at a node: DSCoMP >= DSCoP; its native interior point and
+    Clarabel on the dual SOCP give the same bound."""
+    p, F1, free, k = _node(seed)
+    form = DSCoMPNode()
+    ctx = form.prepare(p, SolverPlan(), math.inf)
+    opt = min(s[0] for s in _node_supports(p, F1, free, k))
+    task = NodeTask(np.array(F1), np.array(free), k, ub=1.001 * opt, context=ctx)
+    native = form.solve(p, SolverPlan(), task)
+    clarabel = form.solve(p, SolverPlan(relax_solver="clarabel"), task)
+    persp = PerspectiveNode().solve(p, SolverPlan(), task)
+    assert native.bound >= persp.bound - 1e-7 * abs(persp.bound)
+    assert math.isclose(native.bound, clarabel.bound, rel_tol=1e-6)
+    assert native.bound <= opt * (1 + 1e-9)
+
+
+def test_box_node_form_equals_the_registered_box_relaxation() -> None:
+    """At the root with one M for every feature the node form's QP, its certificate and the
+    registered BoxMP (8) (a CVXPY model) agree."""
+    from sparsekm.relaxations.fs_linear.box import build_box
+    from sparsekm.relaxations.fs_linear.common import solve_relaxed
+    from sparsekm.relaxations.fs_linear.node_box import node_box_qp
+    from sparsekm.solvers import solve
+
+    X, y = get("rand1")
+    p = FSLinearProblem(X, y, B=3, C=1.0, cardinality="le")
+    M = 1.5
+    box = (np.full(p.n, -M), np.full(p.n, M))
+    task = NodeTask.root(p, ub=1e9)
+    res = solve(node_box_qp(p, task, np.arange(p.n), box))
+    cert = box_node_certificate(p, np.asarray(res.raw.z)[:p.m], task, box)[0]
+    ref = solve_relaxed(p, build_box(p, M), SolverPlan(), "(8)")
+    assert math.isclose(res.objective, ref.objective, rel_tol=1e-7)
+    assert math.isclose(cert, ref.objective, rel_tol=1e-7)
+
+
+class LoosePerspective(NodeForm):
+    """A relaxation new to the toolkit: the perspective bound with the budget loosened by one
+    (every support of the node is a support of the looser node: a valid, weaker bound), with
+    no fixing rule."""
+
+    ref = "test: (13) with k + 1"
+
+    def solve(self, problem, plan, task):
+        k = min(task.k + 1, task.free.size - 1)
+        return solve_node(problem, plan, task.F1, task.free, k, warm=(task.W0, task.alpha0),
+                          ub=task.cutoff, extra=task.extra)
+
+
+def test_a_relaxation_registered_here_becomes_the_node_bound(monkeypatch) -> None:
+    """Registered inside this test (no other edit): bnb takes it by name from the Python
+    front door, the CLI and the estimators, certifies the enumerated optimum, and the choice
+    reaches the result and the checkpoint's parameters."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from sparsekm.algorithms.fs_linear.bnb import LinearTree
+    from sparsekm.algorithms.tree import fingerprint
+    from sparsekm.cli.app import app
+
+    monkeypatch.setattr(registry, "_ENTRIES", dict(registry._ENTRIES))
+
+    @registry.register("fs-linear", "relaxation", "loose-perspective", paper="test",
+                       ref="(13) with the budget plus one", node=LoosePerspective())
+    def loose(problem, plan):
+        """The perspective bound with one more feature allowed (a test relaxation)."""
+        return solve_fs_linear(problem, "bnb", plan, node_limit=1)
+
+    assert "loose-perspective" in registry.node_bound_names("fs-linear")
+    key, B, C = "wholesale", 3, 1.0
+    opt, S, _ = enum_opt(key, B, C)
+    res = solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120),
+                          root_search="none", node_bound="loose-perspective")
+    base = solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120),
+                           root_search="none")
+    assert res.status.value == "optimal" and tuple(res.selected) == S
+    assert res.bound <= opt * (1 + 1e-9) and res.extra["node_bound"] == "loose-perspective"
+    assert res.extra.get("fixed_in", 0) == res.extra.get("fixed_out", 0) == 0   # no rule
+    assert res.extra["nodes"] >= base.extra["nodes"]          # a weaker bound, a larger tree
+    cli = CliRunner().invoke(app, ["solve", "fs-linear", "--data", key, "--B", str(B),
+                                   "--C", str(C), "--method", "bnb", "--option",
+                                   "node_bound=loose-perspective", "--option",
+                                   "root_search=none", "--json"])
+    assert cli.exit_code == 0, cli.output
+    out = json.loads(cli.stdout)
+    assert out["params"]["node_bound"] == "loose-perspective" and out["status"] == "optimal"
+    assert out["node_bound"] == "loose-perspective"
+    tree = [LinearTree(prob(key, B, C), SolverPlan(), node_bound=b)
+            for b in ("loose-perspective", "perspective", "perspective-dual")]
+    fps = [fingerprint(t) for t in tree]
+    assert fps[0] != fps[1] and fps[1] == fps[2]     # an alias is the same node bound
+
+
+def test_estimator_and_local_bnb_pass_the_node_bound_on(monkeypatch) -> None:
+    """The estimators take node_bound (method_options); the local-bnb root search's
+    sub-search runs with the same node bound as the search it serves."""
+    from sparsekm.algorithms.fs_linear import bnb as bnb_module
+    from sparsekm.estimators import CardinalityLinearSVC
+
+    seen: list[str] = []
+    init = bnb_module.LinearTree.__post_init__
+
+    def spy(self) -> None:
+        init(self)
+        seen.append(self.node_bound)
+
+    monkeypatch.setattr(bnb_module.LinearTree, "__post_init__", spy)
+    X, y = get("rand0")
+    est = CardinalityLinearSVC(B=3, C=1.0, method="bnb",
+                               method_options={"node_bound": "dscomp",
+                                               "root_search": "local-bnb"}).fit(X, y)
+    opt, S, _ = enum_opt("rand0", 3, 1.0)
+    assert math.isclose(est.objective_, opt, rel_tol=1e-6)
+    assert len(seen) >= 2 and set(seen) == {"dscomp"}
