@@ -40,12 +40,19 @@ from sparsekm import declare
 from sparsekm.declare import Spec, with_
 from sparsekm.models.fs_linear import FSLinearProblem, point_result
 from sparsekm.parallel import single_blas
-from sparsekm.relaxations.fs_linear import perspective_bound
 from sparsekm.solvers import Result, SolverPlan, Termination
-from sparsekm.solvers.linear_svm import METHODS, LinearSVMFit, decide_below, solve_linear_svm
+from sparsekm.solvers.linear_svm import (
+    AUTO_PAIRS_PER_ROW,
+    METHODS,
+    LinearSVMFit,
+    decide_below,
+    feasible_dual,
+    solve_linear_svm,
+)
 from sparsekm.specs import TOL
 
-from .swap_scores import backward_sacrifices, removal_state, swap_values
+from .swap_engine import new_memo, scan_exchanges, support_hash, zobrist
+from .swap_scores import backward_sacrifices, removal_state, smallest_swap_values
 
 __all__ = ["CANDIDATES", "MAX_EVALS", "MOVES", "MOVE_RULE", "SPLICE", "SVM", "SVM_TOL",
            "TRIES", "WEAKEST", "SearchMemo", "SwapOptions", "checked_support", "full_svm_dual",
@@ -53,6 +60,7 @@ __all__ = ["CANDIDATES", "MAX_EVALS", "MOVES", "MOVE_RULE", "SPLICE", "SVM", "SV
 
 REL_IMPROVE = 1e-9   # a move must lower the objective by this much (relative) to be taken
 MOVES = ("dual", "both", "primal")   # 1-swaps ranked by dual bounds, then primal, or reversed
+SCAN_CHUNK = 256   # moves decided per compiled call (the clock is read between calls)
 FULL_IPM_MAX_COLUMNS = 400   # the full SVM by the IPM up to this many (virtual) columns
 
 # the swap search's options, declared once (the ``fast`` method takes them flat)
@@ -125,19 +133,31 @@ def full_svm_dual(problem: FSLinearProblem, deadline: Any = None) -> np.ndarray:
 class SearchMemo:
     """What swap searches on one problem learn and share (e.g. across restarts).
 
-    ``known[S] = (dual, primal, solved)``: a certified lower bound on the SVM (1) optimum of
-    support S and a feasible value, ``solved`` when they are within ``tol``; ``states``: the
-    supports that were a search's incumbent (a search reaching one follows a trajectory
-    already walked, so it stops there).
+    ``known``: Zobrist hash of a support S -> (a certified lower bound on the SVM (1) optimum
+    of S, a feasible value, 1.0 when they are within ``tol``) (:mod:`.swap_engine`);
+    ``states``: the hashes of the supports that were a search's incumbent (a search reaching
+    one follows a trajectory already walked, so it stops there).
     """
 
-    known: dict[tuple[int, ...], tuple[float, float, bool]] = field(default_factory=dict)
-    states: set[tuple[int, ...]] = field(default_factory=set)
+    known: Any = field(default_factory=new_memo)
+    states: set[int] = field(default_factory=set)
+    cache: dict[str, Any] = field(default_factory=dict)   # X' and the Zobrist words
 
-    def above(self, key: tuple[int, ...], cutoff: float) -> bool:
-        """True when support ``key`` is known not to beat ``cutoff``."""
+    def columns(self, problem: FSLinearProblem) -> tuple[np.ndarray, np.ndarray]:
+        """X' (n, m) contiguous and the Zobrist words of ``problem``, made once per memo."""
+        if self.cache.get("X") is not problem.X:
+            self.cache.update(X=problem.X, Xt=np.ascontiguousarray(problem.X.T),
+                              zob=zobrist(problem.n))
+        return self.cache["Xt"], self.cache["zob"]
+
+    def above(self, key: int, cutoff: float) -> bool:
+        """True when the support of hash ``key`` is known not to beat ``cutoff``."""
         got = self.known.get(key)
-        return got is not None and (got[0] >= cutoff or (got[2] and got[1] >= cutoff))
+        return got is not None and (got[0] >= cutoff or (got[2] > 0 and got[1] >= cutoff))
+
+
+def _cutoff(fit: LinearSVMFit) -> float:
+    return fit.primal - REL_IMPROVE * max(1.0, abs(fit.primal))
 
 
 class _Search:
@@ -146,7 +166,9 @@ class _Search:
     def __init__(self, problem: FSLinearProblem, plan: SolverPlan, opts: SwapOptions,
                  memo: SearchMemo) -> None:
         self.p, self.plan, self.o, self.memo = problem, plan, opts, memo
-        self.Xt = np.ascontiguousarray(problem.X.T)
+        self.Xt, self.zob = memo.columns(problem)
+        self.pairs = {"ipm": 0, "dcd": 100_000 + 200 * problem.m}.get(
+            opts.svm, AUTO_PAIRS_PER_ROW * problem.m)
         self.evals = 0
         self.moves = 0
         self.bound = -math.inf
@@ -163,36 +185,65 @@ class _Search:
                             alpha0=None if self.o.svm == "ipm" else warm, tol=self.o.tol)
 
     def correlations(self, alpha: np.ndarray) -> np.ndarray:
-        """d = X'(alpha y); also folds the perspective bound g(alpha) into ``self.bound``."""
-        self.bound = max(self.bound, perspective_bound(self.p, alpha))
-        return self.Xt @ (alpha * self.p.y)
+        """d = X'(alpha y) at alpha made feasible; folds the perspective bound
+        g(alpha) = 1'alpha - 1/2 (sum of the B largest d_j^2) into ``self.bound``."""
+        a = np.empty_like(alpha)
+        feasible_dual(self.p.y, alpha, float(self.p.C), a)
+        d = self.Xt @ (a * self.p.y)
+        B = min(self.p.B, d.size)
+        s2 = d * d
+        top = np.partition(s2, s2.size - B)[s2.size - B:]
+        self.bound = max(self.bound, float(a.sum() - 0.5 * top.sum()))
+        return d
 
     def stop(self) -> bool:
         if self.plan.clock.expired():
             self.timed_out = True
         return self.timed_out or self.evals >= self.o.max_evals
 
+    def scan(self, S: np.ndarray, fit: LinearSVMFit, moves: tuple[np.ndarray, ...]
+             ) -> tuple[int, LinearSVMFit] | None:
+        """The first of ``moves`` = (outs, ins, lbs) (:func:`.swap_engine.scan_exchanges`)
+        whose support beats the incumbent, solved to ``tol``: (its index, its fit)."""
+        outs, ins, lbs = (np.ascontiguousarray(a) for a in moves)
+        cutoff = _cutoff(fit)
+        hS = support_hash(self.zob, S)
+        alpha = np.empty(self.p.m)
+        q = 0
+        while q < lbs.size and not self.stop():
+            chunk = slice(q, min(q + SCAN_CHUNK, lbs.size))   # the clock between chunks
+            left = min(self.o.max_evals - self.evals, SCAN_CHUNK)
+            got, nxt, ev = scan_exchanges(
+                (self.Xt, self.p.y, float(self.p.C), self.zob), S, fit.alpha,
+                (outs[chunk], ins[chunk], lbs[chunk]), cutoff,
+                (float(self.o.tol), int(self.pairs), int(left), hS), self.memo.known, alpha)
+            self.evals += ev
+            if got >= 0:
+                return q + got, self._accept(S, outs[q + got], ins[q + got], alpha)
+            q += nxt
+        return None
+
+    def _accept(self, S: np.ndarray, out: np.ndarray, into: np.ndarray,
+                alpha: np.ndarray) -> tuple[np.ndarray, LinearSVMFit]:
+        S2 = S.copy()
+        r = int(np.sum(out >= 0))
+        S2[out[:r]] = into[:r]
+        self.moves += 1
+        new = self.solve(S2, warm=alpha)  # the accepted support, solved to tol
+        key = support_hash(self.zob, S2)
+        self.memo.known[key] = (new.dual, new.primal, 1.0)
+        self.merged = key in self.memo.states
+        self.memo.states.add(key)
+        return S2, new
+
     def try_move(self, S: np.ndarray, fit: LinearSVMFit, out: Sequence[int],
                  into: Sequence[int], base: np.ndarray | None = None
                  ) -> tuple[np.ndarray, LinearSVMFit] | None:
         """Swap positions ``out`` of S for features ``into``; the new state if it improves."""
-        S2 = (S if base is None else base).copy()
-        S2[list(out)] = list(into)
-        key = tuple(sorted(S2.tolist()))
-        cutoff = fit.primal - REL_IMPROVE * max(1.0, abs(fit.primal))
-        if self.memo.above(key, cutoff):
-            return None
-        trial = self.solve(S2, cutoff, fit.alpha)
-        if not trial.below:
-            solved = trial.gap <= self.o.tol * max(1.0, abs(trial.primal))
-            self.memo.known[key] = (trial.dual, trial.primal, solved)
-            return None
-        self.moves += 1
-        new = self.solve(S2, warm=trial.alpha)  # the accepted support, solved to tol
-        self.memo.known[key] = (new.dual, new.primal, True)
-        self.merged = key in self.memo.states
-        self.memo.states.add(key)
-        return S2, new
+        got = self.scan(S if base is None else base, fit,
+                        (np.asarray([out], np.int64), np.asarray([into], np.int64),
+                         np.array([-math.inf])))
+        return None if got is None else got[1]
 
     def one_swap(self, S: np.ndarray, fit: LinearSVMFit,
                  d: np.ndarray) -> tuple[np.ndarray, LinearSVMFit] | None:
@@ -206,16 +257,11 @@ class _Search:
         top = outside[np.argpartition(-np.abs(d[outside]), q - 1)[:q]] if q < outside.size \
             else outside
         lb = fit.dual + 0.5 * (d[S][:, None] ** 2 - d[top][None, :] ** 2)
-        cutoff = fit.primal - REL_IMPROVE * max(1.0, abs(fit.primal))
         order = np.argsort(lb, axis=None, kind="stable")
-        for flat in order:
-            i, c = divmod(int(flat), top.size)
-            if lb[i, c] >= cutoff or self.stop():
-                break
-            got = self.try_move(S, fit, [i], [int(top[c])])
-            if got is not None:
-                return got
-        return None
+        order = order[lb.flat[order] < _cutoff(fit)]
+        pos, col = np.divmod(order, top.size)
+        got = self.scan(S, fit, (pos[:, None], top[col][:, None], lb.flat[order]))
+        return None if got is None else got[1]
 
     def ranked_swap(self, S: np.ndarray, fit: LinearSVMFit,
                     d: np.ndarray) -> tuple[np.ndarray, LinearSVMFit] | None:
@@ -233,25 +279,30 @@ class _Search:
         back = np.empty(S.size)
         f = backward_sacrifices(XS, p.y, p.C, fit.w, back)
         weak = np.argsort(back, kind="stable")[:min(self.o.weakest, S.size)]
-        ub = np.empty((weak.size, outside.size))
-        for k, i in enumerate(weak):
-            swap_values(self.Xt, p.y, p.C, removal_state(XS, p.y, fit.w, f, int(i)), outside,
-                        ub[k])
-            ub[k] += 0.5 * float(fit.w @ fit.w - fit.w[i] ** 2)
-        cutoff = fit.primal - REL_IMPROVE * max(1.0, abs(fit.primal))
+        A = np.stack([removal_state(XS, p.y, fit.w, f, int(i)) for i in weak])
+        off = 0.5 * (float(fit.w @ fit.w) - fit.w[weak] ** 2)
+        # the lower bound h(0) - s^2/2 of each line minimum (swap_scores.smallest_swap_values)
+        s = p.C * (self.Xt[outside] @ (p.y[:, None] * (A.T > 0)))          # (outside, weak)
+        lower = (off + p.C * np.maximum(A, 0.0).sum(axis=1))[:, None] - 0.5 * s.T ** 2
         lb = fit.dual + 0.5 * (d[S[weak]][:, None] ** 2 - d[outside][None, :] ** 2)
-        ub[lb >= cutoff] = np.inf
-        T = min(self.o.tries, ub.size)
+        lower[lb >= _cutoff(fit)] = np.inf
+        T = min(self.o.tries, lower.size)
+        ub = np.empty_like(lower)
+        smallest_swap_values(self.Xt, p.y, float(p.C), (A, off), outside,
+                             (lower, np.argsort(lower, axis=None), T), ub)
         flat = np.argpartition(ub, T - 1, axis=None)[:T]
         flat = flat[np.argsort(ub.flat[flat], kind="stable")]
-        found = None
-        for fl in flat:
-            k, c = divmod(int(fl), outside.size)
-            if not np.isfinite(ub[k, c]) or self.stop():
+        flat = flat[np.isfinite(ub.flat[flat])]
+        k, c = np.divmod(flat, outside.size)
+        moves = (weak[k][:, None].astype(np.int64), outside[c][:, None].astype(np.int64),
+                 np.full(flat.size, -math.inf))
+        found, q = None, 0
+        while q < flat.size:   # best improvement: each improvement becomes the cutoff
+            got = self.scan(S, fit if found is None else found[1],
+                            tuple(a[q:] for a in moves))
+            if got is None:
                 break
-            got = self.try_move(S, fit if found is None else found[1], [int(weak[k])],
-                                [int(outside[c])], base=S)
-            found = got or found
+            found, q = got[1], q + got[0] + 1
         return found
 
     def splice_move(self, S: np.ndarray, fit: LinearSVMFit,
@@ -261,22 +312,25 @@ class _Search:
         inside[S] = True
         outside = np.flatnonzero(~inside)
         weak = np.argsort(np.abs(d[S]), kind="stable")
-        strong = outside[np.argsort(-np.abs(d[outside]), kind="stable")]
-        cutoff = fit.primal - REL_IMPROVE * max(1.0, abs(fit.primal))
-        for k in range(2, min(self.o.splice, S.size, outside.size) + 1):
-            lb = fit.dual + 0.5 * (np.sum(d[S[weak[:k]]] ** 2) - np.sum(d[strong[:k]] ** 2))
-            if lb >= cutoff:
-                continue
-            if self.stop():
-                return None
-            got = self.try_move(S, fit, weak[:k].tolist(), strong[:k].tolist())
-            if got is not None:
-                return got
-        return None
+        K = min(self.o.splice, S.size, outside.size)
+        top = outside[np.argpartition(-np.abs(d[outside]), K - 1)[:K]] if outside.size > K \
+            else outside
+        strong = top[np.argsort(-np.abs(d[top]), kind="stable")]
+        if K < 2:
+            return None
+        outs = np.full((K - 1, K), -1, np.int64)
+        ins = np.zeros((K - 1, K), np.int64)
+        lbs = np.empty(K - 1)
+        for k in range(2, K + 1):
+            outs[k - 2, :k], ins[k - 2, :k] = weak[:k], strong[:k]
+            lbs[k - 2] = fit.dual + 0.5 * (np.sum(d[S[weak[:k]]] ** 2)
+                                           - np.sum(d[strong[:k]] ** 2))
+        got = self.scan(S, fit, (outs, ins, lbs))
+        return None if got is None else got[1]
 
     def run(self, S: np.ndarray, fit: LinearSVMFit) -> tuple[np.ndarray, LinearSVMFit]:
         """Improve (S, fit) until no 1-swap or splicing improves, or a limit."""
-        self.memo.states.add(tuple(sorted(S.tolist())))
+        self.memo.states.add(support_hash(self.zob, S))
         while not (self.stop() or self.merged):
             d = self.correlations(fit.alpha)
             if self.o.moves == "primal":

@@ -26,8 +26,8 @@ from .dcd import dcd_below
 from .ipm import ipm_below
 from .status import ABOVE, BELOW, UNDECIDED
 
-__all__ = ["ABOVE", "BELOW", "METHODS", "LinearSVMFit", "best_intercept", "certificate",
-           "decide_below", "feasible_dual", "primal_best_b", "solve_linear_svm"]
+__all__ = ["ABOVE", "AUTO_PAIRS_PER_ROW", "BELOW", "METHODS", "LinearSVMFit", "best_intercept",
+           "certificate", "decide_below", "feasible_dual", "primal_best_b", "solve_linear_svm"]
 
 METHODS = ("auto", "ipm", "dcd")
 IPM_MAX_ITER = 200
