@@ -61,10 +61,50 @@ def test_grid_results_choice_and_refit() -> None:
     pred = np.where(X[test] @ row["w"] + row["b"] >= 0, "b", "a")
     assert res["split0_test_score"][3] == pytest.approx(np.mean(pred == y[test]))
     assert est.best_score_ >= 0.85                        # three informative features
-    ref = CardinalityLinearSVC(B=est.B_, C=est.C_, method="fast").fit(X, y)
-    np.testing.assert_allclose(est.coef_, ref.coef_)
     assert est.get_support().sum() <= est.B_
     assert est.score(X, y) == est.best_estimator_.score(X, y)
+    assert isinstance(est.best_estimator_, CardinalityLinearSVC)
+
+
+@pytest.mark.parametrize("method", ["path", "fast"])
+def test_folds_score_the_model_the_refit_returns(method: str) -> None:
+    """Issue 27: the folds were scored with path entries (no restarts) while the refit ran
+    ``fast``. Now each fold's score is the score of the model that the refit's method and
+    options give on the fold's training rows (recomputed here with them), and the refit is
+    that same method on all rows; ``cv_results_`` names the method and its options."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from sparsekm.algorithms.fs_linear import solve_fs_linear
+    from sparsekm.algorithms.fs_linear.path import path_results
+    from sparsekm.algorithms.fs_linear.swap import SwapOptions
+    from sparsekm.models.fs_linear import FSLinearProblem
+
+    X, y = _data(3, m=48, n=30)
+    Bs, Cs, opts = [1, 3], [0.1, 10.0], {"restarts": 3, "seed": 1}
+    est = CardinalityLinearSVCCV(Bs=Bs, Cs=Cs, cv=3, method=method, candidates=10,
+                                 **opts).fit(X, y)
+    res = est.cv_results_
+    assert list(res["method"]) == [method] * 4
+    assert res["method_options"] == [{"candidates": 10, **opts}] * 4
+
+    def model(Xa: np.ndarray, ya: np.ndarray, B: int, C: float) -> tuple[np.ndarray, float]:
+        ypm = np.where(ya == "b", 1.0, -1.0)
+        if method == "path":
+            r = path_results(Xa, ypm, Bs, Cs, options=SwapOptions(candidates=10),
+                             fast=opts)[(B, C)]
+        else:
+            r = solve_fs_linear(FSLinearProblem(Xa, ypm, B=B, C=C), "fast", candidates=10,
+                                **opts)
+        return np.asarray(r.values["w"]), float(r.values["b"])
+
+    for k, (train, test) in enumerate(StratifiedKFold(3).split(X, y)):
+        for q, p in enumerate(res["params"]):
+            w, b = model(X[train], y[train], p["B"], p["C"])
+            pred = np.where(X[test] @ w + b >= 0, "b", "a")
+            assert res[f"split{k}_test_score"][q] == pytest.approx(np.mean(pred == y[test]))
+    w, b = model(X, y, est.B_, est.C_)
+    np.testing.assert_array_equal(est.coef_[0], w)
+    assert est.intercept_[0] == b
 
 
 def test_folds_through_the_executor_give_the_same_grid() -> None:

@@ -1,8 +1,9 @@
 """``sparsekm path fs-linear``: paper D's FS-SVM (2) for a range of budgets B (and penalties C).
 
-One warm-started path (:func:`sparsekm.algorithms.fs_linear.path.fs_linear_path`): budget B + 1
-starts from the support of B plus its best-ranked feature, so the objective never increases
-with B. JSON: one object whose ``entries`` hold, per (C, B), the support, the objective, the
+One path (:func:`sparsekm.algorithms.fs_linear.path.fs_linear_path`): ``fast`` at every (B, C),
+then every support found re-solved wherever it fits, so each entry is at or below ``fast`` at
+its (B, C), the objective never increases with B and never decreases with C. JSON: one object
+whose ``entries`` hold, per (C, B), the support, the objective, the
 certified lower bound, train accuracy, test accuracy (with ``--test-size``) and, with
 ``--bound``, the perspective bound (relaxation ``perspective-dual``) and its gap.
 """
@@ -32,8 +33,9 @@ class PathRun:
     C: str = declare.field("1", "Penalty C > 0, or a list 0.1,1,10.")
     bound: bool = declare.field(False, "Also the perspective bound per B (relaxation "
                                 "perspective-dual).")
-    cold: bool = declare.field(True, "Also search from the top B of the full SVM per B.",
-                               flag="--cold/--warm-only")
+    cold: bool = declare.field(True, "Run fast at every (B, C); --warm-only: one swap search "
+                               "per B from the previous support instead (faster, not "
+                               "checked against fast).", flag="--cold/--warm-only")
     candidates: int = declare.field(40, "Outside features tried per swap step.", ge=1,
                                     le=100_000)
 
@@ -100,8 +102,8 @@ def run_path(call: Call) -> dict[str, Any]:
         problem=PROBLEM, method="fast-path", ds=split.ds,
         params={**call.params(), "B": Bs, "C": Cs}, status="feasible" if entries else "error",
         termination="time_limit" if missing else "converged", time_s=time.perf_counter() - t0,
-        load_s=load_s, entries=entries, equation="paper D, FS-SVM (2); warm-started swap "
-        "search per B")
+        load_s=load_s, entries=entries, equation="paper D, FS-SVM (2); fast per (B, C), "
+        "supports pooled over the path")
     for key in ("objective", "lower_bound", "gap", "gap_tol", "selected", "selected_names"):
         payload.pop(key, None)   # per entry, not one value
     if missing:
@@ -111,5 +113,5 @@ def run_path(call: Call) -> dict[str, Any]:
 
 
 PATH = register_command(Command(
-    "path", PROBLEM, run_path, "Linear SVM with at most B features (paper D) for every B: one "
-    "warm-started path.", kind=None, own=PathRun, problem_params=False))
+    "path", PROBLEM, run_path, "Linear SVM with at most B features (paper D) for every B (and C): "
+    "fast at each point, supports pooled, monotone.", kind=None, own=PathRun, problem_params=False))

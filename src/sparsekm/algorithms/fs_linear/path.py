@@ -1,16 +1,24 @@
-"""A warm-started path of FS-SVM (2) over the budget B (and the penalty C) by the swap search.
+"""A path of FS-SVM (2) of paper D over the budget B and the penalty C, never worse than
+``fast`` and never worse than a support it has already met.
 
-For each C, the budgets are visited in increasing order. Budget B' > B starts from the support
-of B plus the features of largest dual correlation |X_j'(alpha y)| at B's dual point (the
-features whose bound promises the largest decrease), so its objective is never above B's
-(the old support with w_j = 0 on the new features is feasible for B'), and the swap search only
-lowers it: the path is monotone non-increasing in B. With ``cold`` (default) each B also runs
-``fast``'s search from the top B of the full SVM with its polish (the 1-swaps ranked by their
-primal upper bound; no perturbed restarts), and the better of the two is kept. Measured at
-B = 10 over B = 1..20 (C = 1): the warm searches alone ended above Kernel Search's 60 s
-objective on colorectal, lymphoma and dlbcl (2.2847, 0.6131, 0.5420 vs 2.0071, 0.6030,
-0.5061); with the polished cold search lymphoma and dlbcl reach 0.5441 and 0.4042, at 2-4x
-the time (benchmarks/results/fs_linear_fast.md).
+1. At every grid point (B, C) the registered ``fast`` method runs exactly as
+   ``sparsekm solve fs-linear --method fast`` would (same options, same seed, the same front
+   door, so the same support): the entry starts at ``fast``'s objective.
+2. Every support found at any point joins a pool (:mod:`.pool`); each entry is offered the
+   best pooled support that fits its budget, re-solved at its C, and the swap search runs
+   from it when it is lower; new supports join the pool, until nothing changes.
+3. A sweep makes the entries non-increasing in B and non-decreasing in C exactly (the point
+   of (B - 1, C), and the point of (B, C+) evaluated at the smaller C, are feasible there).
+
+So each entry is at or below ``fast`` at (B, C) and at or below every support met anywhere on
+the path re-solved at (B, C). Measured before this design (issue 27, colorectal, B = 1..20,
+C = 1): the warm-started path without it lay above ``fast`` at 9 of 20 budgets (B = 4:
++24 %), and ``fast`` alone broke monotonicity in C in 32 of 135 (B, fold) pairs of 5-fold CV
+on colorectal, lymphoma and dlbcl (``benchmarks/results/fs_linear_peers.md``).
+
+With ``cold=False`` (``--warm-only``) step 1 is replaced by one swap search per budget from
+the previous budget's support plus its features of largest dual correlation |X_j'(alpha y)|
+(cheaper; no guarantee against ``fast``); steps 2-3 are kept.
 """
 
 from __future__ import annotations
@@ -25,10 +33,10 @@ import numpy as np
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.solvers import Result, SolverPlan
 
-from .fast import iterated_search
+from .pool import SupportPool, entry_dict, monotone_sweep, pool_improve
 from .swap import SwapOptions, full_svm_dual, grow_support, swap_search
 
-__all__ = ["fs_linear_path", "path_budgets"]
+__all__ = ["fs_linear_path", "path_budgets", "path_results"]
 
 
 def path_budgets(Bs: Sequence[int], n: int) -> list[int]:
@@ -41,69 +49,91 @@ def path_budgets(Bs: Sequence[int], n: int) -> list[int]:
     return out
 
 
-def _accuracy(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float) -> float:
-    return float(np.mean(np.where(X @ w + b >= 0, 1.0, -1.0) == y))
+def _fast(problem: FSLinearProblem, plan: SolverPlan, options: SwapOptions,
+          fast: dict[str, Any]) -> Result:
+    """The registered ``fast`` through the front door (as ``solve fs-linear`` runs it)."""
+    from sparsekm.algorithms.fs_linear import solve_fs_linear
+
+    swap = {k: getattr(options, k) for k in SwapOptions.__dataclass_fields__
+            if getattr(options, k) != getattr(SwapOptions(), k)}
+    return solve_fs_linear(problem, "fast", plan, **swap, **fast)
 
 
-def _entry(res: Result, B: int, C: float, seconds: float) -> dict[str, Any]:
-    w = np.asarray(res.values["w"], dtype=float)
-    return {"B": B, "C": C, "selected": list(res.selected or []),
-            "objective": res.objective, "lower_bound": res.bound, "status": res.status.value,
-            "termination": res.termination.value, "time_s": seconds, "w": w,
-            "b": float(res.values["b"]), "evaluations": res.extra.get("evaluations")}
+def _warm(problem: FSLinearProblem, plan: SolverPlan, options: SwapOptions,
+          prev: Result | None) -> Result:
+    """One swap search from the previous budget's support grown by dual correlation."""
+    if prev is None or "alpha" not in prev.values:
+        d = problem.X.T @ (full_svm_dual(problem, plan.clock) * problem.y)
+        S = grow_support(np.empty(0, np.int64), d, problem.B)
+    else:
+        d = problem.X.T @ (prev.values["alpha"] * problem.y)
+        S = grow_support(np.asarray(prev.selected, dtype=np.int64), d, problem.B)
+    return swap_search(problem, plan, start=S, options=options)
 
 
-def _one_C(problem: FSLinearProblem, Bs: list[int], plan: SolverPlan, options: SwapOptions,
-           cold: bool) -> list[dict[str, Any]]:
-    """The path over ``Bs`` at the problem's C."""
-    d_full = problem.X.T @ (full_svm_dual(problem, plan.clock) * problem.y)
-    rows: list[dict[str, Any]] = []
-    prev: Result | None = None
-    for B in Bs:
-        if plan.clock.expired():
-            break
-        t0 = time.perf_counter()
-        pb = replace(problem, B=B)
-        found = []
-        if prev is not None:
-            d = problem.X.T @ (prev.values["alpha"] * problem.y)
-            S = grow_support(np.asarray(prev.selected, dtype=np.int64), d, B)
-            found.append(swap_search(pb, plan, start=S, options=options))
-        if cold or prev is None:
-            S = grow_support(np.empty(0, np.int64), d_full, B)
-            found.append(iterated_search(pb, plan, start=S, options=options, restarts=0,
-                                         polish=True))
-        best = min(found, key=lambda r: r.objective)   # ties: the warm one
-        rows.append(_entry(best, B, problem.C, time.perf_counter() - t0))
-        prev = best
-    return rows
+def path_results(X: np.ndarray, y: np.ndarray, Bs: Sequence[int], Cs: Sequence[float] = (1.0,),
+                 *, plan: SolverPlan | None = None, options: SwapOptions | None = None,
+                 cold: bool = True, fast: dict[str, Any] | None = None
+                 ) -> dict[tuple[int, float], Result]:
+    """The path's entries as :class:`~sparsekm.solvers.Result` per (B, C) (see
+    :func:`fs_linear_path`); ``extra["source"]`` says where each support came from."""
+    plan = (plan or SolverPlan()).start()
+    options = options or SwapOptions()
+    if not len(Cs):
+        raise ValueError("the path needs at least one penalty C")
+    base = FSLinearProblem(np.asarray(X, dtype=float), np.asarray(y, dtype=float), B=1,
+                           C=float(Cs[0]))
+    budgets = path_budgets(Bs, base.n)
+    pool = SupportPool(base)
+    grid: dict[tuple[int, float], Result] = {}
+    for C in dict.fromkeys(float(C) for C in Cs):
+        prev = None
+        for B in budgets:
+            if plan.clock.expired():
+                break
+            t0 = time.perf_counter()
+            pb = replace(base, B=B, C=C)
+            res = _fast(pb, plan, options, fast or {}) if cold else \
+                _warm(pb, plan, options, prev)
+            res.time_s = time.perf_counter() - t0
+            res.extra["source"] = "fast" if cold else "warm swap search"
+            grid[(B, C)] = prev = res
+            pool.add(res.selected or [], f"B={B}, C={C:g}")
+    t0 = time.perf_counter()
+    pool_improve(grid, pool, plan, options)
+    monotone_sweep(grid, base)
+    share = (time.perf_counter() - t0) / max(len(grid), 1)
+    for res in grid.values():
+        res.time_s = (res.time_s or 0.0) + share
+    return grid
 
 
 def fs_linear_path(X: np.ndarray, y: np.ndarray, Bs: Sequence[int],
                    Cs: Sequence[float] = (1.0,), *, plan: SolverPlan | None = None,
                    options: SwapOptions | None = None, cold: bool = True,
-                   bound: bool = False) -> list[dict[str, Any]]:
-    """FS-SVM (2) on (X, y) for every B in ``Bs`` and C in ``Cs``: one dict per (C, B).
+                   bound: bool = False, fast: dict[str, Any] | None = None
+                   ) -> list[dict[str, Any]]:
+    """FS-SVM (2) on (X, y) for every B in ``Bs`` and C in ``Cs``: one dict per (C, B), in
+    the order of ``Cs``, budgets increasing (module docstring for the method).
 
-    Each entry: ``B, C, selected, objective`` (the SVM (1) optimum on the support, a feasible
-    point of (2)), ``lower_bound`` (the perspective bound at the dual points the search met,
-    certified), ``status``, ``time_s``, ``w`` (n), ``b``, ``evaluations``; with ``bound``
-    also ``perspective_bound``: the registered relaxation ``perspective-dual`` (paper D, the
-    dual of DSCoP (13)) solved for that B, certified, and ``gap`` against it. ``plan``'s time
-    limit covers the whole path (budgets not reached are left out).
+    ``options``: the swap search's (:class:`~.swap.SwapOptions`), ``fast``: ``fast``'s own
+    (``restarts``, ``perturb``, ``seed``, ``polish``); both as ``solve fs-linear`` takes
+    them. Each entry: ``B, C, selected, objective`` (a feasible point of (2)),
+    ``lower_bound`` (the perspective bound at the dual points ``fast`` met there, certified),
+    ``status``, ``termination``, ``time_s``, ``w`` (n), ``b``, ``evaluations``, ``source``
+    (``fast``, or where the support came from); with ``bound`` also ``perspective_bound``:
+    the registered relaxation ``perspective-dual`` (paper D, the dual of DSCoP (13)) solved
+    for that B, certified, and ``gap``. ``plan``'s time limit covers the whole path (points
+    not reached are left out).
     """
     plan = (plan or SolverPlan()).start()
-    options = options or SwapOptions()
-    base = FSLinearProblem(np.asarray(X, dtype=float), np.asarray(y, dtype=float), B=1,
-                           C=float(Cs[0]) if len(Cs) else 1.0)
-    budgets = path_budgets(Bs, base.n)
-    if not len(Cs):
-        raise ValueError("the path needs at least one penalty C")
-    rows: list[dict[str, Any]] = []
-    for C in Cs:
-        rows += _one_C(replace(base, C=float(C)), budgets, plan, options, cold)
+    grid = path_results(X, y, Bs, Cs, plan=plan, options=options, cold=cold, fast=fast)
+    rows = [entry_dict(grid[(B, C)], B, C)
+            for C in dict.fromkeys(float(C) for C in Cs)
+            for B in path_budgets(Bs, np.shape(X)[1]) if (B, C) in grid]
     if bound:
-        _add_bounds(base, rows, plan)
+        _add_bounds(FSLinearProblem(np.asarray(X, dtype=float), np.asarray(y, dtype=float),
+                                    B=1, C=float(Cs[0])), rows, plan)
     return rows
 
 

@@ -1,10 +1,15 @@
 """Cross-validated linear SVM with at most B features (FS-SVM (2) of paper D), scikit-learn style.
 
-The pattern of ``LogisticRegressionCV``: a grid of budgets ``Bs`` and penalties ``Cs``, one
-warm-started path over the budgets per fold and penalty
-(:func:`sparsekm.algorithms.fs_linear.path.fs_linear_path`, the native swap search), folds
-run through the project's :class:`~sparsekm.parallel.Executor` (local processes or Dask), then
-the best (B, C) refit on all rows by the ``fast`` method.
+The pattern of ``LogisticRegressionCV`` and of L0Learn's / abess's CV: a grid of budgets ``Bs``
+and penalties ``Cs`` fitted on each fold's training rows, each grid point scored on its test
+rows, the best (B, C) refit on all rows -- with *one* model: the folds and the refit run the
+same method with the same options (issue 27; before, the folds were scored with path entries
+and the refit ran ``fast``, another model). ``method="path"`` (default): the (B, C) path of
+:func:`sparsekm.algorithms.fs_linear.path.path_results` (``fast`` at every grid point, then
+every support found re-solved at every point it fits: never worse than ``fast``, monotone in
+B and C), the refit taking the entry (B_, C_) of the same path on all rows;
+``method="fast"``: ``fast`` at each grid point alone. Folds run through the project's
+:class:`~sparsekm.parallel.Executor` (local processes or Dask).
 """
 
 from __future__ import annotations
@@ -17,31 +22,48 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..base import BinaryClassifierMixin
+from ..base import BinaryClassifierMixin, set_result_attributes
 
-__all__ = ["CardinalityLinearSVCCV"]
+__all__ = ["CardinalityLinearSVCCV", "fit_grid"]
+
+METHODS = ("path", "fast")
+
+
+def fit_grid(X: np.ndarray, ypm: np.ndarray, grid: dict[str, Any],
+             points: list[tuple[int, float]] | None = None) -> dict[tuple[int, float], Any]:
+    """The grid's models on (X, ypm) by ``grid["method"]`` with ``grid["options"]``: a
+    :class:`~sparsekm.solvers.Result` per (B, C) (``points``: only those, for ``fast``)."""
+    from sparsekm.algorithms.fs_linear import solve_fs_linear
+    from sparsekm.algorithms.fs_linear.path import path_results
+    from sparsekm.algorithms.fs_linear.swap import SwapOptions
+    from sparsekm.models.fs_linear import FSLinearProblem
+
+    opts = dict(grid["options"])
+    if grid["method"] == "path":
+        swap = SwapOptions(candidates=opts.pop("candidates"))
+        return path_results(X, ypm, grid["Bs"], grid["Cs"], options=swap, fast=opts)
+    todo = points or [(B, C) for C in grid["Cs"] for B in grid["Bs"]]
+    return {(B, C): solve_fs_linear(FSLinearProblem(X, ypm, B=B, C=C), "fast", **opts)
+            for B, C in todo}
 
 
 def _scores(X: np.ndarray, labels: np.ndarray, classes: np.ndarray, split: tuple,
             grid: dict[str, Any]) -> tuple[np.ndarray, float]:
-    """One fold: the path on its training rows for every C, each entry scored on its test
-    rows; returns the (len(Cs), len(Bs)) scores and the seconds spent."""
+    """One fold: the grid's models on its training rows (:func:`fit_grid`), each scored on
+    its test rows; returns the (len(Cs), len(Bs)) scores and the seconds spent."""
     from sklearn.metrics import check_scoring
-
-    from sparsekm.algorithms.fs_linear.path import fs_linear_path
-    from sparsekm.algorithms.fs_linear.swap import SwapOptions
 
     t0 = time.perf_counter()
     train, test = split
     ypm = np.where(labels[train] == classes[1], 1.0, -1.0)
-    rows = fs_linear_path(X[train], ypm, grid["Bs"], grid["Cs"],
-                          options=SwapOptions(candidates=grid["candidates"]))
+    fits = fit_grid(X[train], ypm, grid)
     model = _Fitted(classes)
     scorer = check_scoring(None, scoring=grid["scoring"] or "accuracy")
     out = np.empty((len(grid["Cs"]), len(grid["Bs"])))
-    for k, row in enumerate(rows):
-        model.coef_, model.intercept_ = row["w"].reshape(1, -1), np.array([row["b"]])
-        out[k // len(grid["Bs"]), k % len(grid["Bs"])] = scorer(model, X[test], labels[test])
+    for (B, C), res in fits.items():
+        model.coef_ = np.asarray(res.values["w"], float).reshape(1, -1)
+        model.intercept_ = np.array([float(res.values["b"])])
+        out[grid["Cs"].index(C), grid["Bs"].index(B)] = scorer(model, X[test], labels[test])
     return out, time.perf_counter() - t0
 
 
@@ -69,9 +91,13 @@ class CardinalityLinearSVCCV(BinaryClassifierMixin, ClassifierMixin, SelectorMix
     Cs : penalties C > 0 to try (objective 1/2||w||^2 + C sum xi).
     cv : folds (int: stratified K-fold) or a scikit-learn splitter / iterable of splits.
     scoring : a scikit-learn scorer name or callable (None: accuracy).
-    refit : refit the best (B, C) on all rows with the ``fast`` method (``best_estimator_``,
-        ``coef_``); with False only the grid results are kept.
-    candidates : outside features tried per swap step of the search.
+    refit : refit the best (B, C) on all rows with the same method and options as the folds
+        (``best_estimator_``, ``coef_``); with False only the grid results are kept.
+    method : ``"path"`` (the (B, C) path: ``fast`` at every grid point, then every support
+        found re-solved where it fits; entries never above ``fast``, monotone in B and C) or
+        ``"fast"`` (``fast`` at each grid point alone).
+    candidates, restarts, seed : ``fast``'s options (outside features tried per swap step,
+        perturbed restarts, their seed), the same for the folds and the refit.
     workers : processes for the folds (1: this process; -1: every core).
     executor : a :class:`sparsekm.parallel.Executor` or a Dask client (overrides workers).
 
@@ -81,21 +107,27 @@ class CardinalityLinearSVCCV(BinaryClassifierMixin, ClassifierMixin, SelectorMix
         the smaller C); best_score_ : its mean score; cv_results_ : ``params``,
         ``param_B``, ``param_C``, ``split{k}_test_score``, ``mean_test_score``,
         ``std_test_score``, ``rank_test_score``, and ``mean_fit_time`` (seconds per fold and
-        grid point, the fold's path time shared over its grid); best_estimator_ : the refit
-        :class:`~sparsekm.estimators.CardinalityLinearSVC`; coef_, intercept_, classes_,
-        n_features_in_, feature_names_in_ as usual.
+        grid point, the fold's time shared over its grid), ``method`` and
+        ``method_options`` (per grid point: the model that scored it, the one the refit
+        runs); best_estimator_ : a :class:`~sparsekm.estimators.CardinalityLinearSVC` holding
+        the refit model (``result_``: its Result, ``extra["source"]`` where its support came
+        from); coef_, intercept_, classes_, n_features_in_, feature_names_in_ as usual.
     """
 
     def __init__(self, Bs: tuple[int, ...] = (5, 10, 20),
                  Cs: tuple[float, ...] = (0.1, 1.0, 10.0), cv: Any = 5, scoring: Any = None,
-                 refit: bool = True, candidates: int = 40, workers: int | None = 1,
+                 refit: bool = True, method: str = "path", candidates: int = 40,
+                 restarts: int = 20, seed: int = 0, workers: int | None = 1,
                  executor: Any = None) -> None:
         self.Bs = Bs
         self.Cs = Cs
         self.cv = cv
         self.scoring = scoring
         self.refit = refit
+        self.method = method
         self.candidates = candidates
+        self.restarts = restarts
+        self.seed = seed
         self.workers = workers
         self.executor = executor
 
@@ -108,6 +140,13 @@ class CardinalityLinearSVCCV(BinaryClassifierMixin, ClassifierMixin, SelectorMix
             raise ValueError(f"Cs={self.Cs!r}: give penalties C > 0")
         return Bs, Cs
 
+    def _model(self) -> tuple[str, dict[str, Any]]:
+        """The method and options of every fit (folds and refit alike)."""
+        if self.method not in METHODS:
+            raise ValueError(f"method={self.method!r}: use one of {', '.join(METHODS)}")
+        return self.method, {"candidates": int(self.candidates),
+                             "restarts": int(self.restarts), "seed": int(self.seed)}
+
     def fit(self, X: Any, y: Any) -> CardinalityLinearSVCCV:
         """Cross-validate the (B, C) grid on (X, y), then refit the best on all rows."""
         from sklearn.model_selection import check_cv
@@ -118,13 +157,18 @@ class CardinalityLinearSVCCV(BinaryClassifierMixin, ClassifierMixin, SelectorMix
         labels = self.classes_[(ypm > 0).astype(int)]
         Bs, Cs = self._grid(X.shape[1])
         splits = list(check_cv(self.cv, labels, classifier=True).split(X, labels))
-        grid = {"Bs": Bs, "Cs": Cs, "scoring": self.scoring, "candidates": int(self.candidates)}
+        method, options = self._model()
+        grid = {"Bs": Bs, "Cs": Cs, "scoring": self.scoring, "method": method,
+                "options": options}
         ex = as_executor(self.executor, self.workers)
         done = ex.map(_scores, [X] * len(splits), [labels] * len(splits),
                       [self.classes_] * len(splits), splits, [grid] * len(splits))
         self._store_results(Bs, Cs, [d[0] for d in done], [d[1] for d in done])
+        self.cv_results_["method"] = np.array([method] * len(self.cv_results_["params"]))
+        self.cv_results_["method_options"] = [dict(options)
+                                              for _ in self.cv_results_["params"]]
         if self.refit:
-            self._refit(X, labels)
+            self._refit(X, ypm, grid)
         return self
 
     def _store_results(self, Bs: list[int], Cs: list[float], scores: list[np.ndarray],
@@ -149,14 +193,24 @@ class CardinalityLinearSVCCV(BinaryClassifierMixin, ClassifierMixin, SelectorMix
         self.B_, self.C_ = params[best]["B"], params[best]["C"]
         self.best_score_ = float(mean[best])
 
-    def _refit(self, X: np.ndarray, labels: np.ndarray) -> None:
+    def _refit(self, X: np.ndarray, ypm: np.ndarray, grid: dict[str, Any]) -> None:
+        """The model of (B_, C_) on all rows, by the folds' method and options."""
         from .svc import CardinalityLinearSVC
 
-        est = CardinalityLinearSVC(B=self.B_, C=self.C_, method="fast")
-        self.best_estimator_ = est.fit(X, labels)
+        res = fit_grid(X, ypm, grid, points=[(self.B_, self.C_)])[(self.B_, self.C_)]
+        est = CardinalityLinearSVC(B=self.B_, C=self.C_, method="fast",
+                                   method_options=dict(grid["options"]))
+        est.classes_, est.n_features_in_ = self.classes_, self.n_features_in_
+        if hasattr(self, "feature_names_in_"):
+            est.feature_names_in_ = self.feature_names_in_
+        est.result_ = res
+        est.coef_ = np.asarray(res.values["w"], dtype=float).reshape(1, -1)
+        est.intercept_ = np.array([float(res.values["b"])])
+        set_result_attributes(est, res)
+        self.best_estimator_ = est
         self.coef_ = est.coef_
         self.intercept_ = est.intercept_
-        self.result_ = est.result_
+        self.result_ = res
 
     def decision_function(self, X: Any) -> np.ndarray:
         """w'x + b of the refit model (positive means classes_[1])."""
