@@ -1,0 +1,454 @@
+"""Paper D's FS-SVM (2) by ``fast`` and its CV estimator against the peers a user would pick
+instead (issue 27), on the same folds, in one process.
+
+Protocol: colorectal, lymphoma, dlbcl; stratified 5-fold CV (shuffled, seed 0), the same
+folds for every method; scaling fitted on each training part (columns constant there
+dropped). Peers, installed only in this benchmark's own venv
+(``benchmarks/bench_fs_linear_peers_env.sh``), never as project dependencies:
+abess 0.4.11 L0 logistic regression, an l1-LinearSVC (squared hinge) and skglm 0.5's MCP
+logistic regression.
+
+* ``fixed`` -- per fit at B = 5, 10, 20: ``fast`` (C = 1), today's ``fast`` before issue 27
+  (commit ``BASE``, loaded from git into this process: the same-process baseline), abess at
+  support size B, the l1-LinearSVC over 30 Cs (1e-3..1e2) and skglm's MCP over 20 alphas,
+  each keeping the largest support <= B (their time is the whole grid's); per-fit CPU and
+  wall seconds, test accuracy, objective of (2) against the baseline's.
+* ``innerC`` -- ``fast`` at B = 10 with C in {0.1, 1, 10} chosen by an inner 3-fold CV
+  (``CardinalityLinearSVCCV(Bs=(10,), method="path")``).
+* ``select`` -- whole model selection per outer fold (folds 0 and 1 of each set):
+  ``CardinalityLinearSVCCV`` (3 B x 3 C x 5 folds + refit), the code before issue 27 on
+  fold 0 (its path per fold and C, ``fast`` refit), abess's own CV over support sizes 1..20
+  + refit, ``GridSearchCV`` of the l1-LinearSVC over 30 Cs, skglm MCP over 10 alphas by
+  ``GridSearchCV``; CPU, wall, chosen size and test accuracy.
+* ``synth`` -- the wide synthetic set (120 x 1500): ``fast`` at B = 5, 10, 20 against
+  Kernel Search's 60 s objective (``fs_linear_fast_ks.json`` / ``fs_linear_fast_objective.json``),
+  the path B = 1..20 x C = 0.1, 1 against ``fast``, and the CV estimator's whole selection.
+
+    bash benchmarks/bench_fs_linear_peers_env.sh
+    benchmarks/.venv-peers/bin/python benchmarks/bench_fs_linear_peers.py SECTION
+    (SECTION: fixed, innerC, select, synth, or report: the Markdown from the stored JSON)
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).parent
+OUT = HERE / "results"
+SETS = ("colorectal", "lymphoma", "dlbcl")
+BUDGETS = (5, 10, 20)
+BASE = "d0cfa15"          # the code before issue 27
+SEED = 0
+
+
+# ------------------------------------------------------------------ data and the baseline
+def dataset(name: str) -> tuple[np.ndarray, np.ndarray]:
+    if name == "synth120x1500":
+        from sklearn.datasets import make_classification
+
+        X, y = make_classification(n_samples=120, n_features=1500, n_informative=10,
+                                   n_redundant=10, random_state=0, flip_y=0.05)
+        return X.astype(float), np.where(y == 1, 1.0, -1.0)
+    from sparsekm.data import load_dataset
+
+    ds = load_dataset(name)
+    return np.asarray(ds.X, float), np.asarray(ds.y, float)
+
+
+def folds(y: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    from sklearn.model_selection import StratifiedKFold
+
+    return list(StratifiedKFold(5, shuffle=True, random_state=SEED).split(np.zeros(y.size), y))
+
+
+def scale(train: np.ndarray, *others: np.ndarray) -> list[np.ndarray]:
+    mu, sd = train.mean(0), train.std(0)
+    keep = sd > 0
+    return [(a[:, keep] - mu[keep]) / sd[keep] for a in (train, *others)]
+
+
+def baseline() -> tuple[object, object]:
+    """Today's ``fast`` and path (commit BASE) as package ``skm_base`` in this process:
+    their modules and the native SVM read from git, the imports pointed at the copies."""
+    root = HERE / "out" / "fs_linear_base"
+    files = {"fs_linear": ("src/sparsekm/algorithms/fs_linear", ["fast", "swap", "swap_scores",
+                                                                 "path"]),
+             "linear_svm": ("src/sparsekm/solvers/linear_svm", ["__init__", "certificate", "dcd",
+                                                                "ipm", "status"])}
+    for sub, (src, names) in files.items():
+        d = root / "skm_base" / sub
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "__init__.py").touch()
+        for nm in names:
+            txt = subprocess.run(["git", "-C", str(HERE.parent), "show", f"{BASE}:{src}/{nm}.py"],
+                                 capture_output=True, text=True, check=True).stdout
+            txt = txt.replace("from sparsekm.solvers.linear_svm", "from skm_base.linear_svm")
+            txt = txt.replace("from sparsekm.registry import register",
+                              "def register(*a, **k):\n    return lambda f: f")
+            (d / f"{nm}.py").write_text(txt)
+    (root / "skm_base" / "__init__.py").touch()
+    sys.path.insert(0, str(root))
+    return (importlib.import_module("skm_base.fs_linear.fast"),
+            importlib.import_module("skm_base.fs_linear.path"))
+
+
+def timed(fn, *args, **kw):
+    c0, t0 = time.process_time(), time.perf_counter()
+    out = fn(*args, **kw)
+    return out, time.process_time() - c0, time.perf_counter() - t0
+
+
+def accuracy(dec: np.ndarray, y: np.ndarray) -> float:
+    return float(np.mean(np.where(dec >= 0, 1.0, -1.0) == y))
+
+
+# ------------------------------------------------------------------ the methods
+def fit_fast(Xtr, ytr, B, C=1.0):
+    from sparsekm.algorithms.fs_linear import solve_fs_linear
+    from sparsekm.models.fs_linear import FSLinearProblem
+
+    r = solve_fs_linear(FSLinearProblem(Xtr, ytr, B=B, C=C), "fast")
+    return r.values["w"], r.values["b"], r.objective
+
+
+def fit_abess(Xtr, ytr, B):
+    from abess.linear import LogisticRegression
+
+    mdl = LogisticRegression(support_size=[B]).fit(Xtr, (ytr > 0).astype(int))
+    return mdl
+
+
+def fit_l1svc(Xtr, ytr, B, Cs=np.logspace(-3, 2, 30)):
+    from sklearn.svm import LinearSVC
+
+    best = None
+    for C in Cs:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            mdl = LinearSVC(penalty="l1", dual=False, C=C, max_iter=20_000).fit(Xtr, ytr)
+        k = int(np.count_nonzero(mdl.coef_))
+        if k <= B and (best is None or k > best[0]):
+            best = (k, mdl)
+    return best[1]
+
+
+def mcp(alpha):
+    from skglm import GeneralizedLinearEstimator
+    from skglm.datafits import Logistic
+    from skglm.penalties import MCPenalty
+    from skglm.solvers import AndersonCD
+
+    return GeneralizedLinearEstimator(Logistic(), MCPenalty(alpha=alpha, gamma=3.0),
+                                      AndersonCD(fit_intercept=True))
+
+
+def alpha_grid(X, y, num):
+    amax = float(np.max(np.abs(X.T @ y)) / (2 * len(y)))
+    return amax * np.logspace(0, -2, num)
+
+
+def fit_mcp(Xtr, ytr, B, num=20):
+    best = None
+    for a in alpha_grid(Xtr, ytr, num):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            mdl = mcp(a).fit(Xtr, ytr)
+        k = int(np.count_nonzero(mdl.coef_))
+        if k <= B and (best is None or k > best[0]):
+            best = (k, mdl)
+    return best[1]
+
+
+def warm(base_fast) -> None:
+    """Compile and load everything once, outside the timings."""
+    from sparsekm.algorithms.fs_linear.fast import warm_up
+    from sparsekm.models.fs_linear import FSLinearProblem
+
+    warm_up()
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 30))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    base_fast.iterated_search(FSLinearProblem(X, y, B=3, C=1.0), restarts=1)
+    fit_abess(X, y, 3), fit_l1svc(X, y, 3), fit_mcp(X, y, 3, num=3)
+
+
+# ------------------------------------------------------------------ sections
+def _store(name: str) -> tuple[Path, dict]:
+    path = OUT / f"fs_linear_peers.{name}.json"
+    return path, (json.loads(path.read_text()) if path.exists() else {})
+
+
+def fixed_section() -> None:
+    from sparsekm.models.fs_linear import FSLinearProblem
+
+    base_fast, _ = baseline()
+    warm(base_fast)
+    path, out = _store("fixed")
+    for name in SETS:
+        X, y = dataset(name)
+        for k, (tr, te) in enumerate(folds(y)):
+            Xtr, Xte = scale(X[tr], X[te])
+            for B in BUDGETS:
+                key = f"{name}/{k}/B={B}"
+                if key in out:
+                    continue
+                row = {}
+                (w, b, obj), c, s = timed(fit_fast, Xtr, y[tr], B)
+                row["fast"] = dict(acc=accuracy(Xte @ w + b, y[te]), cpu=c, wall=s,
+                                   objective=obj, support=int(np.count_nonzero(w)))
+                r, c, s = timed(base_fast.iterated_search, FSLinearProblem(Xtr, y[tr], B=B,
+                                                                           C=1.0))
+                row["fast-before"] = dict(acc=accuracy(Xte @ r.values["w"] + r.values["b"],
+                                                       y[te]), cpu=c, wall=s,
+                                          objective=r.objective)
+                for lab, fn in (("abess", fit_abess), ("l1-LinearSVC", fit_l1svc),
+                                ("skglm-MCP", fit_mcp)):
+                    mdl, c, s = timed(fn, Xtr, y[tr], B)
+                    dec = (mdl.predict_proba(Xte)[:, 1] - 0.5 if lab == "abess"
+                           else mdl.decision_function(Xte))
+                    row[lab] = dict(acc=accuracy(dec, y[te]), cpu=c, wall=s,
+                                    support=int(np.count_nonzero(mdl.coef_)))
+                out[key] = row
+                path.write_text(json.dumps(out, indent=1))
+                print(key, {m: (round(v["acc"], 3), round(v["cpu"], 3)) for m, v in row.items()},
+                      flush=True)
+
+
+def inner_c_section() -> None:
+    from sparsekm.estimators import CardinalityLinearSVCCV
+
+    warm(baseline()[0])
+    path, out = _store("innerC")
+    for name in SETS:
+        X, y = dataset(name)
+        for k, (tr, te) in enumerate(folds(y)):
+            key = f"{name}/{k}/B=10"
+            if key in out:
+                continue
+            Xtr, Xte = scale(X[tr], X[te])
+            est, c, s = timed(CardinalityLinearSVCCV(Bs=(10,), Cs=(0.1, 1.0, 10.0), cv=3).fit,
+                              Xtr, y[tr])
+            out[key] = dict(acc=float(np.mean(est.predict(Xte) == y[te])), cpu=c, wall=s,
+                            C=est.C_)
+            path.write_text(json.dumps(out, indent=1))
+            print(key, out[key], flush=True)
+
+
+def select_section() -> None:
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+    from sklearn.svm import LinearSVC
+
+    from sparsekm.estimators import CardinalityLinearSVCCV
+
+    base_fast, base_path = baseline()
+    warm(base_fast)
+    path, out = _store("select")
+    inner = StratifiedKFold(5)
+    for name in SETS:
+        X, y = dataset(name)
+        for k, (tr, te) in enumerate(folds(y)[:2]):
+            key = f"{name}/{k}"
+            if key in out:
+                continue
+            Xtr, Xte = scale(X[tr], X[te])
+            row = {}
+            est, c, s = timed(CardinalityLinearSVCCV(cv=5).fit, Xtr, y[tr])
+            row["fast-CV"] = dict(acc=float(np.mean(est.predict(Xte) == y[te])), cpu=c, wall=s,
+                                  B=est.B_, C=est.C_)
+            if k == 0:
+                _, c, s = timed(_cv_before, base_fast, base_path, Xtr, y[tr])
+                row["fast-CV-before"] = dict(cpu=c, wall=s)
+            from abess.linear import LogisticRegression
+            mdl, c, s = timed(LogisticRegression(support_size=range(1, 21), cv=5).fit, Xtr,
+                              (y[tr] > 0).astype(int))
+            row["abess-CV"] = dict(acc=accuracy(mdl.predict_proba(Xte)[:, 1] - 0.5, y[te]),
+                                   cpu=c, wall=s, B=int(np.count_nonzero(mdl.coef_)))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                g, c, s = timed(GridSearchCV(LinearSVC(penalty="l1", dual=False,
+                                                       max_iter=20_000),
+                                             {"C": np.logspace(-3, 2, 30)}, cv=inner).fit,
+                                Xtr, y[tr])
+                row["l1-LinearSVC-grid"] = dict(acc=float(np.mean(g.predict(Xte) == y[te])),
+                                                cpu=c, wall=s,
+                                                B=int(np.count_nonzero(g.best_estimator_.coef_)))
+                g, c, s = timed(GridSearchCV(mcp(1.0), {"penalty__alpha": alpha_grid(
+                    Xtr, y[tr], 10)}, cv=inner).fit, Xtr, y[tr])
+                row["skglm-MCP-grid"] = dict(acc=float(np.mean(g.predict(Xte) == y[te])),
+                                             cpu=c, wall=s,
+                                             B=int(np.count_nonzero(g.best_estimator_.coef_)))
+            out[key] = row
+            path.write_text(json.dumps(out, indent=1))
+            print(key, {m: (round(v.get("acc", -1), 3), round(v["cpu"], 2)) for m, v in
+                        row.items()}, flush=True)
+
+
+def _cv_before(base_fast, base_path, X, y) -> None:
+    """The CV estimator before issue 27: its path per fold and C scored, ``fast`` refit."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from sparsekm.models.fs_linear import FSLinearProblem
+
+    for tr, _ in StratifiedKFold(5).split(X, y):
+        base_path.fs_linear_path(X[tr], y[tr], BUDGETS, [0.1, 1.0, 10.0])
+    base_fast.iterated_search(FSLinearProblem(X, y, B=10, C=1.0))
+
+
+def synth_section() -> None:
+    from sparsekm.algorithms.fs_linear.path import fs_linear_path
+    from sparsekm.estimators import CardinalityLinearSVCCV
+
+    warm(baseline()[0])
+    path, out = _store("synth")
+    X, y = dataset("synth120x1500")
+    X = scale(X)[0]
+    ks = json.loads((OUT / "fs_linear_fast_ks.json").read_text())
+    ks["synth120x1500/B=10"] = json.loads((OUT / "fs_linear_fast_objective.json").read_text())[
+        "synth120x1500"]["kernel-search"]
+    fast = {}
+    for B in BUDGETS:
+        (_, _, obj), c, s = timed(fit_fast, X, y, B)
+        fast[B] = obj
+        k = ks[f"synth120x1500/B={B}"]
+        out[f"fast/B={B}"] = dict(objective=obj, cpu=c, wall=s, ks_objective=k["objective"],
+                                  ks_seconds=k["seconds"])
+        print(B, out[f"fast/B={B}"], flush=True)
+    rows, c, s = timed(fs_linear_path, X, y, range(1, 21), [0.1, 1.0])
+    objs = {(r["B"], r["C"]): r["objective"] for r in rows}
+    f = {(B, C): fit_fast(X, y, B, C)[2] for B in range(1, 21) for C in (0.1, 1.0)}
+    out["path"] = dict(cpu=c, wall=s, entries={f"{B}/{C}": v for (B, C), v in objs.items()},
+                       fast={f"{B}/{C}": v for (B, C), v in f.items()})
+    est, c, s = timed(CardinalityLinearSVCCV(cv=5).fit, X, y)
+    out["cv"] = dict(cpu=c, wall=s, B=est.B_, C=est.C_)
+    path.write_text(json.dumps(out, indent=1))
+    print(out["cv"], flush=True)
+
+
+def _pm(v: np.ndarray, scale: float = 100.0) -> str:
+    v = np.asarray(v, float) * scale
+    se = v.std(ddof=1) / np.sqrt(v.size) if v.size > 1 else 0.0
+    return f"{v.mean():+.1f} ± {se:.1f}"
+
+
+def _fixed_table(fx: dict) -> list[str]:
+    peers = ("abess", "l1-LinearSVC", "skglm-MCP")
+    lines = ["| set / B | fast acc | abess | l1-LinearSVC | skglm MCP | fast − abess | "
+             "fast − l1 | fast − MCP | CPU s/fit fast | before | abess | fast / abess | "
+             "before / abess | objective vs before (≤ / <) |", "|" + "---|" * 14]
+    pooled = {p: [] for p in peers}
+    ratios, before_ratios, objs = [], [], []
+    for name in SETS:
+        for B in BUDGETS:
+            rows = [fx[k] for k in fx if k.startswith(f"{name}/") and k.endswith(f"/B={B}")]
+            if not rows:
+                continue
+            acc = {m: np.array([r[m]["acc"] for r in rows]) for m in ("fast", *peers)}
+            cpu = {m: np.array([r[m]["cpu"] for r in rows]) for m in ("fast", "fast-before",
+                                                                      "abess")}
+            rel = np.array([r["fast"]["objective"] / r["fast-before"]["objective"] - 1
+                            for r in rows])
+            objs += list(rel)
+            ratios += list(cpu["fast"] / cpu["abess"])
+            before_ratios += list(cpu["fast-before"] / cpu["abess"])
+            for p in peers:
+                pooled[p] += list(acc["fast"] - acc[p])
+            lines.append(
+                f"| {name}/B={B} | {100 * acc['fast'].mean():.1f} | "
+                + " | ".join(f"{100 * acc[p].mean():.1f}" for p in peers) + " | "
+                + " | ".join(_pm(acc["fast"] - acc[p]) for p in peers) + " | "
+                + f"{np.median(cpu['fast']):.3f} | {np.median(cpu['fast-before']):.3f} | "
+                f"{np.median(cpu['abess']):.4f} | {np.median(cpu['fast'] / cpu['abess']):.0f}x | "
+                f"{np.median(cpu['fast-before'] / cpu['abess']):.0f}x | "
+                f"{int(np.sum(rel <= 1e-9))}/{rel.size} ≤, {int(np.sum(rel < -1e-9))} < |")
+    if ratios:
+        objs_a = np.array(objs)
+        lines += ["", f"Pooled over {len(ratios)} folds: paired accuracy difference "
+                  + ", ".join(f"fast − {p} {_pm(np.array(v))} points" for p, v in pooled.items())
+                  + f"; CPU per fit fast / abess median {np.median(ratios):.0f}x (range "
+                  f"{min(ratios):.0f}-{max(ratios):.0f}x), before issue 27 median "
+                  f"{np.median(before_ratios):.0f}x (range {min(before_ratios):.0f}-"
+                  f"{max(before_ratios):.0f}x); objective of (2) at or below the code before "
+                  f"on {int(np.sum(objs_a <= 1e-9))} of {objs_a.size} fits (largest excess "
+                  f"{100 * max(objs_a.max(), 0):.3f} %)."]
+    return lines
+
+
+def _select_table(sel: dict) -> list[str]:
+    meths = ("fast-CV", "abess-CV", "l1-LinearSVC-grid", "skglm-MCP-grid")
+    lines = ["| set / outer fold | " + " | ".join(f"{m} CPU s (acc, size)" for m in meths)
+             + " | before issue 27 CPU s | fast-CV / l1 grid |", "|" + "---|" * 7]
+    for key, row in sel.items():
+        cells = [f"{row[m]['cpu']:.2f} ({100 * row[m]['acc']:.0f} %, {row[m]['B']})"
+                 for m in meths]
+        before = row.get("fast-CV-before", {}).get("cpu")
+        lines.append(f"| {key} | " + " | ".join(cells)
+                     + f" | {'' if before is None else f'{before:.1f}'} | "
+                     f"{row['fast-CV']['cpu'] / row['l1-LinearSVC-grid']['cpu']:.1f}x |")
+    return lines
+
+
+def _synth_lines(sy: dict) -> list[str]:
+    lines = ["| B | fast | Kernel Search 60 s | fast CPU s (wall) | KS wall / fast wall |",
+             "|---|---|---|---|---|"]
+    for B in BUDGETS:
+        r = sy.get(f"fast/B={B}")
+        if r:
+            lines.append(f"| {B} | {r['objective']:.4f} | {r['ks_objective']:.4f} | "
+                         f"{r['cpu']:.2f} ({r['wall']:.2f}) | {r['ks_seconds'] / r['wall']:.0f}x |")
+    if "path" in sy:
+        e, f = sy["path"]["entries"], sy["path"]["fast"]
+        above = sum(e[k] > f[k] for k in e)
+        monoB = all(e[f"{B}/{C}"] <= e[f"{B - 1}/{C}"] for C in (0.1, 1.0)
+                    for B in range(2, 21))
+        monoC = all(e[f"{B}/0.1"] <= e[f"{B}/1.0"] for B in range(1, 21))
+        lines += ["", f"Path B = 1..20 x C = 0.1, 1: entries above `fast` {above} of {len(e)}; "
+                  f"non-increasing in B: {monoB}; C = 0.1 at or below C = 1 at every B: {monoC}; "
+                  f"CPU {sy['path']['cpu']:.1f} s (wall {sy['path']['wall']:.1f} s)."]
+    if "cv" in sy:
+        lines.append(f"`CardinalityLinearSVCCV` 3 B x 3 C x 5 folds + refit: CPU "
+                     f"{sy['cv']['cpu']:.1f} s (wall {sy['cv']['wall']:.1f} s) against a fifth "
+                     "of one Kernel Search run (12 s).")
+    return lines
+
+
+def report() -> str:
+    """The Markdown summary of the stored sections."""
+    load = {k: _store(k)[1] for k in ("fixed", "innerC", "select", "synth")}
+    lines = ["# Paper D's `fast` and its CV against abess, an l1-LinearSVC and skglm (issue 27)",
+             "", "Produced by `benchmarks/bench_fs_linear_peers.py` in its own venv "
+             "(`benchmarks/bench_fs_linear_peers_env.sh`: abess 0.4.11, skglm 0.5); stratified "
+             "5-fold CV (shuffled, seed 0), the same folds for every method, scaling fitted on "
+             "each training part; all methods in one process, in turn; CPU is process CPU "
+             "time (the machine was shared, so wall seconds are inflated). `before` is the "
+             f"code before issue 27 (commit {BASE}) run in the same process.", "",
+             "## Per fit at fixed B (C = 1 for `fast`)", ""]
+    lines += _fixed_table(load["fixed"])
+    if load["innerC"]:
+        v = load["innerC"]
+        lines += ["", "## `fast` at B = 10 with C by inner 3-fold CV (path over C)", "",
+                  f"Mean test accuracy {100 * np.mean([r['acc'] for r in v.values()]):.1f} % over "
+                  f"{len(v)} outer folds, CPU per selection median "
+                  f"{np.median([r['cpu'] for r in v.values()]):.2f} s."]
+    lines += ["", "## Whole model selection per outer fold", ""]
+    lines += _select_table(load["select"])
+    lines += ["", "## Wide synthetic set (120 x 1500), C = 1", ""]
+    lines += _synth_lines(load["synth"])
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sections = {"fixed": fixed_section, "innerC": inner_c_section, "select": select_section,
+                "synth": synth_section}
+    arg = sys.argv[1] if len(sys.argv) > 1 else "report"
+    if arg == "report":
+        (OUT / "fs_linear_peers.md").write_text(report())
+    else:
+        sections[arg]()
