@@ -102,3 +102,27 @@ def test_misdp_is_mixed_integer_and_no_backend_takes_it(tiny):
     assert "PSD" in str(model) or ">>" in str(model) or "PSD" in repr(model.constraints)
     with pytest.raises(ModelClassError, match="mixed-integer SDPs"):
         solve(model)
+
+
+def test_an_inaccurate_value_below_the_certificate_is_dropped_not_the_bound() -> None:
+    """A first-order solver's value of (14) below the Lagrangian certificate (valid at any
+    alpha) is the inaccurate number: the result keeps the certified bound alone (bound_only),
+    as SCS's 'inaccurate' (14) on ionosphere needed (it used to drop the bound instead)."""
+    import time
+
+    from sparsekm.relaxations.smkl.conic import SolverReport, relaxation_result
+
+    p = small_problem(seed=1, m=24)
+    exact = registry.get("smkl", "relaxation", "sdp-full")(p, CLARABEL)
+    alpha = exact.values["alpha"]
+    certified = exact.lower_bound
+    low = relaxation_result(p, alpha, reported=SolverReport(certified - 1e-3, "scs"),
+                            point=(None, None), method="sdp-full", t0=time.perf_counter())
+    assert low.objective is None and low.status == "bound_only"
+    assert low.lower_bound == pytest.approx(certified, rel=1e-12)
+    assert "inaccurate" in low.message
+    # a value at or above the certificate stays, with its gap
+    high = relaxation_result(p, alpha, reported=SolverReport(certified * (1 + 1e-3), "scs"),
+                             point=(None, None), method="sdp-full", t0=time.perf_counter())
+    assert high.objective == pytest.approx(certified * (1 + 1e-3))
+    assert high.gap == pytest.approx(1e-3 / (1 + 1e-3), rel=1e-6)

@@ -85,9 +85,16 @@ def relaxation_result(problem: SMKLProblem, alpha: np.ndarray | None, *, reporte
     own = lagrangian if method in DUAL_OF_14 else reported.bound
     if method not in DUAL_OF_14:
         extra["lagrangian_bound"] = lagrangian
-    res = Result(objective=reported.objective, termination=reported.termination,
+    value, message = reported.objective, None
+    if reported.bound is None and own is not None and value is not None and own > value:
+        # a first-order solver's value below a certificate valid at any alpha: the value is
+        # the inaccurate one (SCS on (14), ionosphere), so the bound is kept and it is dropped
+        message = (f"{reported.solver}'s value {value:.10g} lies below the certified bound "
+                   f"{own:.10g}: its solution is inaccurate, so only the bound is reported")
+        value = None
+    res = Result(objective=value, termination=reported.termination,
                  time_s=time.perf_counter() - t0, solver=reported.solver,
-                 method=method, problem="smkl",
+                 method=method, problem="smkl", message=message or "",
                  values={"beta": beta, "z": z, "alpha": alpha}, extra=extra)
     res.certify(own)
     if beta is not None:
