@@ -31,7 +31,10 @@ from .resolve import Call
 
 __all__ = ["CHECK_COMMANDS", "check_commands"]
 
-_AUX = re.compile(r"^(cone_t|cone_z|ONE_VAR_CONSTANT|var[0-9]+)$")
+# auxiliary names of the export (cones, the constant, CVXPY's unnamed blocks) and those a
+# solver adds when it reads a file (SCIP: qmatrixvar for an MPS quadratic objective,
+# nlobjvar for an NL objective)
+_AUX = re.compile(r"^(cone_t|cone_z|ONE_VAR_CONSTANT|var[0-9]+|qmatrixvar|nlobjvar|objvar)$")
 
 
 @dataclass(frozen=True)

@@ -108,14 +108,29 @@ def _stuffing_offsets(inverse: list[Any]) -> tuple[dict[int, int], dict[int, Any
     raise ValueError("CVXPY's problem data carry no variable offsets")
 
 
-def _names(problem: Any, offsets: dict[int, int], shapes: dict[int, Any], n: int
-           ) -> tuple[list[str], dict[str, tuple[int, tuple[int, ...], int]]]:
+def _renamed(inverse: list[Any]) -> dict[int, int]:
+    """Variable ids the reductions replaced: CVXPY's CvxAttr2Constr gives a variable with
+    attributes (``nonneg=True``, ``PSD=True``) a new variable, its inverse data
+    ``(id2new_var, id2old_var, cons_id_map)``."""
+    out: dict[int, int] = {}
+    for inv in inverse:
+        if isinstance(inv, tuple) and len(inv) == 3 and isinstance(inv[0], dict):
+            for old, new in inv[0].items():
+                if hasattr(new, "id"):
+                    out[old] = new.id
+    return out
+
+
+def _names(problem: Any, offsets: dict[int, int], shapes: dict[int, Any], n: int,
+           renamed: dict[int, int]) -> tuple[list[str], dict[str, tuple[int, tuple[int, ...],
+                                                                      int]]]:
     columns = [f"x{k}" for k in range(n)]
     blocks: dict[str, tuple[int, tuple[int, ...], int]] = {}
     for var in problem.variables():
-        if var.id not in offsets:
+        vid = renamed.get(var.id, var.id)
+        if vid not in offsets:
             continue
-        start, shape = offsets[var.id], tuple(shapes[var.id]) or ()
+        start, shape = offsets[vid], tuple(shapes[vid]) or ()
         size = int(np.prod(shape)) if shape else 1
         name = var.name()
         blocks[name] = (start, tuple(var.shape), size)
@@ -154,7 +169,7 @@ def conic_data(problem: Any, *, quad_obj: bool = False,
     if lower is not None or upper is not None:   # bounds as nonnegative rows
         A, b, cones = _bounds_as_rows(A, b, cones, lower, upper)
     offsets, shapes = _stuffing_offsets(list(inverse))
-    columns, blocks = _names(problem, offsets, shapes, c.size)
+    columns, blocks = _names(problem, offsets, shapes, c.size, _renamed(list(inverse)))
     ints: list[int] = []
     for name in integer:
         if name not in blocks:
