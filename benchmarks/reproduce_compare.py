@@ -119,6 +119,8 @@ def overall(found: list[Pair], done: int, total: int) -> str:
         verdict = max(judged, key=VERDICTS.index)
         counts = {v: judged.count(v) for v in VERDICTS if v in judged}
         verdict += " (" + ", ".join(f"{n} {v}" for v, n in counts.items()) + ")"
+    if done == 0:
+        return f"not run yet (0 of {total} runs)"
     if done < total:
         verdict = f"partial run ({done} of {total}): {verdict}"
     return verdict

@@ -34,3 +34,8 @@ def on_files(files: Any, config: Any) -> Any:
                                 content=docs_registry.markdown()))
     files.append(File.generated(config, "benchmarks.md", content=docs_benchmarks.markdown()))
     return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Escape the papers' literal stars (LS*, CoP*) before Markdown reads them as emphasis."""
+    return _load("docs_stars").escape(markdown)
