@@ -42,9 +42,14 @@ def scip_sol(tmp_path_factory) -> str:
     return str(d / "bigm.sol")
 
 
-def test_a_known_support_gets_its_certified_value(tmp_path, optimum) -> None:
+@pytest.mark.parametrize("form", ["support", "z", "selected_names"])
+def test_a_known_support_gets_its_certified_value(tmp_path, optimum, form) -> None:
+    """The support as indices, as the 0/1 selection z of the tree search, or by name."""
+    S = optimum["selected"]
+    given = {"support": {"support": S}, "z": {"z": [int(j in S) for j in range(13)]},
+             "selected_names": {"selected_names": optimum["selected_names"]}}[form]
     sol = tmp_path / "support.json"
-    sol.write_text(json.dumps({"support": optimum["selected"]}))
+    sol.write_text(json.dumps(given))
     out = run_json("check", "fs-linear", str(sol), *FS)
     assert out["feasible"] and out["status"] == "feasible" and out["max_violation"] == 0
     assert out["support"] == optimum["selected"]

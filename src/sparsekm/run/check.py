@@ -96,18 +96,19 @@ def _kth(values: np.ndarray, k: int) -> float:
 
 def _indicators(point: Point, w: np.ndarray | None, n: int, B: int, eq: bool
                 ) -> tuple[dict[str, float], list[int] | None]:
-    """Violations of BigMP's v or CoP's u (binary, budget, w_j = 0 where off) and the support
-    they mark."""
+    """Violations of BigMP's v (or z, the selection of the tree search), or CoP's u (binary,
+    budget, w_j = 0 where off), and the support they mark."""
     out: dict[str, float] = {}
-    for base, on in (("v", lambda x: x > 0.5), ("u", lambda x: x < 0.5)):
+    for base, on in (("v", lambda x: x > 0.5), ("z", lambda x: x > 0.5),
+                     ("u", lambda x: x < 0.5)):
         vec = point.vector(base, n)
         if vec is None:
             continue
         x = np.asarray(vec)
         out[f"{base}_binary"] = float(np.abs(x - np.round(x)).max())
         count = float(np.round(x).sum())
-        target = B if base == "v" else n - B
-        diff = count - target if base == "v" else target - count
+        target = n - B if base == "u" else B
+        diff = target - count if base == "u" else count - target
         out[f"{base}_budget"] = abs(diff) if eq else max(diff, 0.0)
         sel = [j for j in range(n) if on(x[j])]
         if w is not None:
@@ -136,15 +137,17 @@ def check_fs_linear(problem: Any, point: Point, ds: Any, src: str) -> dict[str, 
     from sparsekm.solvers.linear_svm import best_intercept
 
     n, m, B = problem.n, problem.m, problem.B
-    _sizes(point, {"w": n, "b": 0, "xi": m, "v": n, "u": n, "W": n, "s": n, "Zw": -1,
+    _sizes(point, {"w": n, "b": 0, "xi": m, "v": n, "z": n, "u": n, "W": n, "s": n, "Zw": -1,
                    "Zv": -1, "Z": -1}, src)
     given = _support(point, ds, src)
     w_list = point.vector("w", n)
-    if w_list is None and given is None:
-        raise UserError(f"{src}: the solution gives neither w nor a support")
+    w = None if w_list is None else np.asarray(w_list)
+    ind, marked = _indicators(point, w, n, B, problem.cardinality == "eq")
+    if w is None and given is None and marked is None:
+        raise UserError(f"{src}: the solution gives no w, no support and no indicators "
+                        "(v, z or u)")
     viol: dict[str, float] = {}
     out: dict[str, Any] = {}
-    w = None if w_list is None else np.asarray(w_list)
     if w is not None:
         b = point.scalar("b")
         f = problem.X @ w
@@ -162,7 +165,6 @@ def check_fs_linear(problem: Any, point: Point, ds: Any, src: str) -> dict[str, 
             viol["xi_nonneg"] = float(np.maximum(0.0, -xi).max())
             out["objective_with_file_xi"] = 0.5 * float(w @ w) + problem.C * float(xi.sum())
         viol["cardinality"] = _kth(np.abs(w), B + 1)
-    ind, marked = _indicators(point, w, n, B, problem.cardinality == "eq")
     viol.update(ind)
     if given is not None:
         S = given

@@ -32,7 +32,7 @@ from .errors import UserError
 from .export_forms import forms, paper_name
 from .resolve import Call
 
-__all__ = ["EXPORT_COMMANDS", "data_sha256", "export_commands", "find_manifest",
+__all__ = ["EXPORT_COMMANDS", "data_sha256", "describe", "export_commands", "find_manifest",
            "instance_key", "parse_label"]
 
 FORMAT_NAMES = ("lp", "mps", "nl", "cbf")
@@ -293,6 +293,23 @@ def _writer(fmt: str) -> str:
     if fmt == "cbf":
         return f"sparsekm CBF writer (version 3) from CVXPY {cvxpy.__version__}'s SCS data"
     return f"Pyomo {pyomo.version.version} {fmt.upper()} writer"
+
+
+def describe(problem: str, given: dict[str, Any]) -> dict[str, Any]:
+    """An instance's identity without writing a file: the data's SHA-256, the problem's
+    parameters, its key (as the sidecar and the library hold them), m and n."""
+    from sparsekm.registry import problem as problem_info
+
+    from .resolve import GRID, resolve
+
+    call = resolve(EXPORT_COMMANDS[problem], given, {}, GRID)
+    split = prepare(call.opts)
+    built = call.build(problem_info(problem).cls, split.train.X, split.train.y)
+    sha = data_sha256(built.X, built.y)
+    params = model_params(built)
+    extra = {"q": built.q} if hasattr(built, "q") else {}
+    return {"data_sha256": sha, "params": params, "key": instance_key(problem, sha, params),
+            "m": built.m, "n": built.n, **extra}
 
 
 def export_commands() -> dict[str, Command]:
