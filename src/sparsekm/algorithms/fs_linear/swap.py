@@ -160,6 +160,26 @@ def _cutoff(fit: LinearSVMFit) -> float:
     return fit.primal - REL_IMPROVE * max(1.0, abs(fit.primal))
 
 
+def _line_lower_bounds(Xo: np.ndarray, y: np.ndarray, C: float, A: np.ndarray) -> np.ndarray:
+    """Lower bounds on the line minima min_t 1/2 t^2 + C sum_r max(0, a_r - t y_r x_rj)
+    (:mod:`.swap_scores`) for each removal state a (rows of A) and feature j (rows of Xo):
+    for any set R of rows, max(0, z) >= z on R and >= 0 elsewhere, so the line function is
+    at least 1/2 t^2 + C sum_R (a_r - t c_r), whose minimum is C sum_R a_r - s_R^2 / 2 with
+    s_R = C sum_R c_r. R = {a_r > tau} for tau = 0 and the octiles of the positive a_r
+    (the rows barely violated leave R first as t grows); the best of the eight, by one
+    matrix product (dlbcl, B = 10: 1,800-3,500 line minimisations per step in place of
+    5,000-14,000 with tau = 0 alone)."""
+    out = np.full((A.shape[0], Xo.shape[0]), -np.inf)
+    for k, a in enumerate(A):
+        pos = a[a > 0]
+        taus = np.concatenate([[0.0], np.quantile(pos, np.arange(1, 8) / 8)]) if pos.size \
+            else np.zeros(1)
+        R = (a[:, None] > taus[None, :]).astype(float)                    # (m, taus)
+        s = C * (Xo @ (y[:, None] * R))                                    # (outside, taus)
+        out[k] = np.max(C * (a @ R)[None, :] - 0.5 * s ** 2, axis=1)
+    return out
+
+
 class _Search:
     """The state of one swap search: the incumbent support, its fit and the counters."""
 
@@ -281,9 +301,7 @@ class _Search:
         weak = np.argsort(back, kind="stable")[:min(self.o.weakest, S.size)]
         A = np.stack([removal_state(XS, p.y, fit.w, f, int(i)) for i in weak])
         off = 0.5 * (float(fit.w @ fit.w) - fit.w[weak] ** 2)
-        # the lower bound h(0) - s^2/2 of each line minimum (swap_scores.smallest_swap_values)
-        s = p.C * (self.Xt[outside] @ (p.y[:, None] * (A.T > 0)))          # (outside, weak)
-        lower = (off + p.C * np.maximum(A, 0.0).sum(axis=1))[:, None] - 0.5 * s.T ** 2
+        lower = _line_lower_bounds(self.Xt[outside], p.y, float(p.C), A) + off[:, None]
         lb = fit.dual + 0.5 * (d[S[weak]][:, None] ** 2 - d[outside][None, :] ** 2)
         lower[lb >= _cutoff(fit)] = np.inf
         T = min(self.o.tries, lower.size)

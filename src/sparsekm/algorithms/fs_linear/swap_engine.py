@@ -71,6 +71,38 @@ def _decide(XS, y, C, state, cutoff, settings, gram):
 
 
 @njit(cache=True, nogil=True)
+def _removal_dual(XS, base, y, C, p, alpha, pairs):
+    """A dual point of the SVM (1) on the columns of XS but column p, from ``alpha`` (the
+    incumbent's, updated in place) by at most ``pairs`` pair updates on the incumbent's Gram
+    rows (``base``, :func:`~sparsekm.solvers.linear_svm.exchange.exchange_below`): returns
+    its dual value D_{S-p}(alpha), a certified lower bound on that support's optimum."""
+    m, k = XS.shape
+    XR = np.empty((m, k - 1))
+    for t in range(m):
+        c2 = 0
+        for c in range(k):
+            if c != p:
+                XR[t, c2] = XS[t, c]
+                c2 += 1
+    gone = np.empty(1, np.int64)
+    gone[0] = base[4][p]
+    change = (gone, np.empty(0, np.int64), False)
+    st, P, D, b, it = exchange_below(XR, base[:4], change, y, C, (alpha, np.empty(k - 1)),
+                                     np.inf, (1e-3, 1e-3, pairs))
+    return D
+
+
+@njit(cache=True, nogil=True)
+def _removal_bound(Xt, y, j, alpha, D):
+    """D_{S-p+j}(alpha) = D_{S-p}(alpha) - 1/2 (X_j'(alpha y))^2 (alpha a dual point of
+    S - p with value D): a certified lower bound on the optimum of S - p + j."""
+    dj = 0.0
+    for t in range(y.shape[0]):
+        dj += Xt[j, t] * alpha[t] * y[t]
+    return D - 0.5 * dj * dj
+
+
+@njit(cache=True, nogil=True)
 def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
     """Decide the exchanges in order; stop at the first whose support beats ``cutoff``.
 
@@ -106,6 +138,14 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
     diag0 = np.empty(m)
     for t in range(K.shape[0]):
         diag0[t] = K[t, t]
+    # removal duals: alpha_p (a dual point of S - p) and its value, made for a position at
+    # its second 1-swap; a 1-swap (p, j) whose bound D_{S-p}(alpha_p) - d_j^2 / 2 is not
+    # below the cutoff is not solved (measured at local optima of colorectal B = 10 and
+    # dlbcl B = 20: 60-70 % of the 1-swaps screened in, none of them improving)
+    seen = np.zeros(k, np.int64)
+    Dp = np.full(k, np.nan)
+    alpha_p = np.empty((k, m))
+    XS0 = XS.copy()
     evals = 0
     for q in range(lbs.shape[0]):
         if lbs[q] >= cutoff:
@@ -125,12 +165,30 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
             lo, val, solved = memo[h]
             if lo >= cutoff or (solved > 0.0 and val >= cutoff):
                 continue
+        alpha[:] = alpha0
+        fresh = False
+        if r == 1 and k > 1 and pairs > 0 and K.shape[0] > 0:
+            p = outs[q, 0]
+            seen[p] += 1
+            if seen[p] == 2:
+                alpha_p[p] = alpha0
+                Dp[p] = _removal_dual(XS0, (K, G0, diag0, Xt, S), y, C, p, alpha_p[p],
+                                      pairs)
+            if seen[p] >= 2:
+                lb2 = _removal_bound(Xt, y, new[0], alpha_p[p], Dp[p])
+                if lb2 >= cutoff:
+                    if h not in memo:
+                        memo[h] = (lb2, np.inf, 0.0)
+                    continue
+                if lb2 > lbs[q]:      # the better start of the two dual points
+                    alpha[:] = alpha_p[p]
+                    fresh = True
         for c in range(k):
             f = S2[c]
             for t in range(m):
                 XS[t, c] = Xt[f, t]
-        alpha[:] = alpha0
-        gram = (K.shape[0] > 0 and 1 + 2 * r < k, (K, G0, diag0, Xt), (gone[:r], new[:r]))
+        gram = (K.shape[0] > 0 and 1 + 2 * r < k, (K, G0, diag0, Xt),
+                (gone[:r], new[:r], fresh))
         st, P, D = _decide(XS, y, C, (alpha, w), cutoff, (tol, pairs), gram)
         evals += 1
         if st != BELOW:

@@ -54,7 +54,7 @@ def gram_state(XS, y, alpha0, K, G0):
 @njit(cache=True, nogil=True)
 def _row(K, Xt, change, i, out):
     """Row i of the new kernel: K_i - sum_P x_ip X_p + sum_F x_if X_f."""
-    gone, new = change
+    gone, new = change[0], change[1]
     m = out.shape[0]
     for t in range(m):
         out[t] = K[i, t]
@@ -170,30 +170,32 @@ def exchange_below(XS, base, change, y, C, state, cutoff, limits):
     updated in place, w receives X_S'(alpha y).
 
     ``base`` = (K, G0, diag0, Xt): the incumbent's Gram matrix, gradient and diagonal
-    (:func:`gram_state`) and X' (n, m); ``change`` = (P, F): the features leaving and
-    entering (as many). Returns (status, P, D, b, pair updates).
+    (:func:`gram_state`) and X' (n, m); ``change`` = (P, F, fresh): the features leaving and
+    entering, and whether alpha is another dual point than the incumbent's (then
+    the gradient is computed afresh, O(m k)). Returns (status, P, D, b, pair updates).
     """
     alpha, w = state
     G0, diag0, Xt = base[1], base[2], base[3]
-    gone, new = change
+    gone, new, fresh = change
     tol, tol_final, max_iter = limits
     m = XS.shape[0]
-    r = gone.shape[0]
-    dg = np.zeros(r)      # X_p'(alpha0 y) and X_f'(alpha0 y) of the changed columns
-    dn = np.zeros(r)
-    for q in range(r):
-        for t in range(m):
-            c = alpha[t] * y[t]
+    dg = np.zeros(gone.shape[0])   # X_p'(alpha0 y) and X_f'(alpha0 y) of the changed columns
+    dn = np.zeros(new.shape[0])
+    for t in range(m):
+        c = alpha[t] * y[t]
+        for q in range(gone.shape[0]):
             dg[q] += Xt[gone[q], t] * c
+        for q in range(new.shape[0]):
             dn[q] += Xt[new[q], t] * c
     G = np.empty(m)
     diag = np.empty(m)
     for t in range(m):
         g, dd = G0[t], diag0[t]
-        for q in range(r):
+        for q in range(gone.shape[0]):
             a = Xt[gone[q], t]
             g -= y[t] * a * dg[q]
             dd -= a * a
+        for q in range(new.shape[0]):
             a = Xt[new[q], t]
             g += y[t] * a * dn[q]
             dd += a * a
@@ -203,6 +205,8 @@ def exchange_below(XS, base, change, y, C, state, cutoff, limits):
         for t in range(m):
             s += XS[t, c] * alpha[t] * y[t]
         w[c] = s
+    if fresh:
+        _fresh(XS, y, alpha, w, G)
     st = (alpha, w, G, diag)
     total = 0
     tl = tol
