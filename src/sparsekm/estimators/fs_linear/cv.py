@@ -97,7 +97,10 @@ class CardinalityLinearSVCCV(BinaryClassifierMixin, ClassifierMixin, SelectorMix
         found re-solved where it fits; entries never above ``fast``, monotone in B and C) or
         ``"fast"`` (``fast`` at each grid point alone).
     candidates, restarts, seed : ``fast``'s options (outside features tried per swap step,
-        perturbed restarts, their seed), the same for the folds and the refit.
+        perturbed restarts, their seed), the same for the folds and the refit. ``restarts``
+        is 3 here (``fast`` alone: 20): the path pools the supports of all its grid points,
+        and the whole selection's cost is measured in
+        ``benchmarks/results/fs_linear_peers.md``.
     workers : processes for the folds (1: this process; -1: every core).
     executor : a :class:`sparsekm.parallel.Executor` or a Dask client (overrides workers).
 
@@ -117,7 +120,7 @@ class CardinalityLinearSVCCV(BinaryClassifierMixin, ClassifierMixin, SelectorMix
     def __init__(self, Bs: tuple[int, ...] = (5, 10, 20),
                  Cs: tuple[float, ...] = (0.1, 1.0, 10.0), cv: Any = 5, scoring: Any = None,
                  refit: bool = True, method: str = "path", candidates: int = 40,
-                 restarts: int = 20, seed: int = 0, workers: int | None = 1,
+                 restarts: int = 3, seed: int = 0, workers: int | None = 1,
                  executor: Any = None) -> None:
         self.Bs = Bs
         self.Cs = Cs
