@@ -58,6 +58,8 @@ def estimate_big_m(problem: FSLinearProblem, ub: float | None = None, method: st
     p = problem
     if method not in ("norm", "svm"):
         raise ValueError(f"method={method!r}: use 'norm' (valid) or 'svm' (heuristic)")
+    if method == "norm" and ub is not None:  # any feasible point's value: no SVM to solve
+        return float(math.sqrt(2.0 * ub))
     w_svm, _, _ = solve_svm(p.X, p.y, p.C, solver=qp_solver)
     if method == "svm":
         return float(max(np.abs(w_svm).max(), 1e-6))
