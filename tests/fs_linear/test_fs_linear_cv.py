@@ -76,25 +76,22 @@ def test_folds_score_the_model_the_refit_returns(method: str) -> None:
 
     from sparsekm.algorithms.fs_linear import solve_fs_linear
     from sparsekm.algorithms.fs_linear.path import path_results
-    from sparsekm.algorithms.fs_linear.swap import SwapOptions
     from sparsekm.models.fs_linear import FSLinearProblem
 
     X, y = _data(3, m=48, n=30)
-    Bs, Cs, opts = [1, 3], [0.1, 10.0], {"restarts": 3, "seed": 1}
-    est = CardinalityLinearSVCCV(Bs=Bs, Cs=Cs, cv=3, method=method, candidates=10,
-                                 **opts).fit(X, y)
+    Bs, Cs, opts = [1, 3], [0.1, 10.0], {"restarts": 2, "seed": 1, "candidates": 10}
+    est = CardinalityLinearSVCCV(Bs=Bs, Cs=Cs, cv=3, method=method,
+                                 method_options=opts).fit(X, y)
     res = est.cv_results_
     assert list(res["method"]) == [method] * 4
-    assert res["method_options"] == [{"candidates": 10, **opts}] * 4
+    assert res["method_options"] == [opts] * 4
 
     def model(Xa: np.ndarray, ya: np.ndarray, B: int, C: float) -> tuple[np.ndarray, float]:
         ypm = np.where(ya == "b", 1.0, -1.0)
         if method == "path":
-            r = path_results(Xa, ypm, Bs, Cs, options=SwapOptions(candidates=10),
-                             fast=opts)[(B, C)]
+            r = path_results(Xa, ypm, Bs, Cs, fast=opts)[(B, C)]
         else:
-            r = solve_fs_linear(FSLinearProblem(Xa, ypm, B=B, C=C), "fast", candidates=10,
-                                **opts)
+            r = solve_fs_linear(FSLinearProblem(Xa, ypm, B=B, C=C), "fast", **opts)
         return np.asarray(r.values["w"]), float(r.values["b"])
 
     for k, (train, test) in enumerate(StratifiedKFold(3).split(X, y)):
@@ -113,7 +110,7 @@ def test_folds_through_the_executor_give_the_same_grid() -> None:
     X, y = _data(1, m=50, n=20)
     one = CardinalityLinearSVCCV(Bs=(2, 4), Cs=(1.0,), cv=3, refit=False).fit(X, y)
     two = CardinalityLinearSVCCV(Bs=(2, 4), Cs=(1.0,), cv=3, refit=False,
-                                 executor=Executor(workers=2)).fit(X, y)
+                                 workers=Executor(workers=2)).fit(X, y)
     np.testing.assert_array_equal(one.cv_results_["mean_test_score"],
                                   two.cv_results_["mean_test_score"])
     assert not hasattr(one, "coef_") and one.B_ in (2, 4)

@@ -84,9 +84,10 @@ def run_path(call: Call) -> dict[str, Any]:
     plan = call.solver_plan(relax_solver=call.opts.solver)
     load_s = registry.load_compiled(registry.get(PROBLEM, "method", "fast"))
     t0 = time.perf_counter()
-    rows = fs_linear_path(tr.X, tr.y.astype(float), Bs, Cs, plan=plan,
-                          options=SwapOptions(candidates=own["candidates"]), cold=own["cold"],
-                          bound=own["bound"])
+    fast = {} if own["candidates"] == SwapOptions().candidates else \
+        {"candidates": own["candidates"]}
+    rows = fs_linear_path(tr.X, tr.y.astype(float), Bs, Cs, plan=plan, cold=own["cold"],
+                          bound=own["bound"], fast=fast)
     entries = []
     for row in rows:
         w, b = row.pop("w"), row.pop("b")

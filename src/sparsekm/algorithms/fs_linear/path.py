@@ -36,7 +36,7 @@ from sparsekm.solvers import Result, SolverPlan
 from .pool import SupportPool, entry_dict, monotone_sweep, pool_improve
 from .swap import SwapOptions, full_svm_dual, grow_support, swap_search
 
-__all__ = ["fs_linear_path", "path_budgets", "path_results"]
+__all__ = ["fs_linear_path", "path_budgets", "path_results", "swap_options"]
 
 
 def path_budgets(Bs: Sequence[int], n: int) -> list[int]:
@@ -49,14 +49,17 @@ def path_budgets(Bs: Sequence[int], n: int) -> list[int]:
     return out
 
 
-def _fast(problem: FSLinearProblem, plan: SolverPlan, options: SwapOptions,
-          fast: dict[str, Any]) -> Result:
+def _fast(problem: FSLinearProblem, plan: SolverPlan, fast: dict[str, Any]) -> Result:
     """The registered ``fast`` through the front door (as ``solve fs-linear`` runs it)."""
     from sparsekm.algorithms.fs_linear import solve_fs_linear
 
-    swap = {k: getattr(options, k) for k in SwapOptions.__dataclass_fields__
-            if getattr(options, k) != getattr(SwapOptions(), k)}
-    return solve_fs_linear(problem, "fast", plan, **swap, **fast)
+    return solve_fs_linear(problem, "fast", plan, **fast)
+
+
+def swap_options(fast: dict[str, Any] | None) -> SwapOptions:
+    """The swap search's options among ``fast``'s (flat, as ``solve fs-linear`` takes them)."""
+    fields = SwapOptions.__dataclass_fields__
+    return SwapOptions(**{k: v for k, v in (fast or {}).items() if k in fields})
 
 
 def _warm(problem: FSLinearProblem, plan: SolverPlan, options: SwapOptions,
@@ -72,13 +75,12 @@ def _warm(problem: FSLinearProblem, plan: SolverPlan, options: SwapOptions,
 
 
 def path_results(X: np.ndarray, y: np.ndarray, Bs: Sequence[int], Cs: Sequence[float] = (1.0,),
-                 *, plan: SolverPlan | None = None, options: SwapOptions | None = None,
-                 cold: bool = True, fast: dict[str, Any] | None = None
-                 ) -> dict[tuple[int, float], Result]:
+                 *, plan: SolverPlan | None = None, cold: bool = True,
+                 fast: dict[str, Any] | None = None) -> dict[tuple[int, float], Result]:
     """The path's entries as :class:`~sparsekm.solvers.Result` per (B, C) (see
     :func:`fs_linear_path`); ``extra["source"]`` says where each support came from."""
     plan = (plan or SolverPlan()).start()
-    options = options or SwapOptions()
+    options = swap_options(fast)
     if not len(Cs):
         raise ValueError("the path needs at least one penalty C")
     base = FSLinearProblem(np.asarray(X, dtype=float), np.asarray(y, dtype=float), B=1,
@@ -93,8 +95,7 @@ def path_results(X: np.ndarray, y: np.ndarray, Bs: Sequence[int], Cs: Sequence[f
                 break
             t0 = time.perf_counter()
             pb = replace(base, B=B, C=C)
-            res = _fast(pb, plan, options, fast or {}) if cold else \
-                _warm(pb, plan, options, prev)
+            res = _fast(pb, plan, fast or {}) if cold else _warm(pb, plan, options, prev)
             res.time_s = time.perf_counter() - t0
             res.extra["source"] = "fast" if cold else "warm swap search"
             grid[(B, C)] = prev = res
@@ -110,15 +111,14 @@ def path_results(X: np.ndarray, y: np.ndarray, Bs: Sequence[int], Cs: Sequence[f
 
 def fs_linear_path(X: np.ndarray, y: np.ndarray, Bs: Sequence[int],
                    Cs: Sequence[float] = (1.0,), *, plan: SolverPlan | None = None,
-                   options: SwapOptions | None = None, cold: bool = True,
-                   bound: bool = False, fast: dict[str, Any] | None = None
+                   cold: bool = True, bound: bool = False, fast: dict[str, Any] | None = None
                    ) -> list[dict[str, Any]]:
     """FS-SVM (2) on (X, y) for every B in ``Bs`` and C in ``Cs``: one dict per (C, B), in
     the order of ``Cs``, budgets increasing (module docstring for the method).
 
-    ``options``: the swap search's (:class:`~.swap.SwapOptions`), ``fast``: ``fast``'s own
-    (``restarts``, ``perturb``, ``seed``, ``polish``); both as ``solve fs-linear`` takes
-    them. Each entry: ``B, C, selected, objective`` (a feasible point of (2)),
+    ``fast``: ``fast``'s options as ``solve fs-linear`` takes them (``restarts``, ``seed``,
+    ``candidates``, ...; those of the swap search, :class:`~.swap.SwapOptions`, also serve
+    the pool's searches). Each entry: ``B, C, selected, objective`` (a feasible point of (2)),
     ``lower_bound`` (the perspective bound at the dual points ``fast`` met there, certified),
     ``status``, ``termination``, ``time_s``, ``w`` (n), ``b``, ``evaluations``, ``source``
     (``fast``, or where the support came from); with ``bound`` also ``perspective_bound``:
@@ -127,7 +127,7 @@ def fs_linear_path(X: np.ndarray, y: np.ndarray, Bs: Sequence[int],
     not reached are left out).
     """
     plan = (plan or SolverPlan()).start()
-    grid = path_results(X, y, Bs, Cs, plan=plan, options=options, cold=cold, fast=fast)
+    grid = path_results(X, y, Bs, Cs, plan=plan, cold=cold, fast=fast)
     rows = [entry_dict(grid[(B, C)], B, C)
             for C in dict.fromkeys(float(C) for C in Cs)
             for B in path_budgets(Bs, np.shape(X)[1]) if (B, C) in grid]

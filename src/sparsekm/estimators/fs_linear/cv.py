@@ -27,6 +27,7 @@ from ..base import BinaryClassifierMixin, set_result_attributes
 __all__ = ["CardinalityLinearSVCCV", "fit_grid"]
 
 METHODS = ("path", "fast")
+DEFAULT_OPTIONS = {"restarts": 3}   # fast's, for the folds and the refit
 
 
 def fit_grid(X: np.ndarray, ypm: np.ndarray, grid: dict[str, Any],
@@ -35,13 +36,11 @@ def fit_grid(X: np.ndarray, ypm: np.ndarray, grid: dict[str, Any],
     :class:`~sparsekm.solvers.Result` per (B, C) (``points``: only those, for ``fast``)."""
     from sparsekm.algorithms.fs_linear import solve_fs_linear
     from sparsekm.algorithms.fs_linear.path import path_results
-    from sparsekm.algorithms.fs_linear.swap import SwapOptions
     from sparsekm.models.fs_linear import FSLinearProblem
 
     opts = dict(grid["options"])
     if grid["method"] == "path":
-        swap = SwapOptions(candidates=opts.pop("candidates"))
-        return path_results(X, ypm, grid["Bs"], grid["Cs"], options=swap, fast=opts)
+        return path_results(X, ypm, grid["Bs"], grid["Cs"], fast=opts)
     todo = points or [(B, C) for C in grid["Cs"] for B in grid["Bs"]]
     return {(B, C): solve_fs_linear(FSLinearProblem(X, ypm, B=B, C=C), "fast", **opts)
             for B, C in todo}
@@ -96,13 +95,12 @@ class CardinalityLinearSVCCV(BinaryClassifierMixin, ClassifierMixin, SelectorMix
     method : ``"path"`` (the (B, C) path: ``fast`` at every grid point, then every support
         found re-solved where it fits; entries never above ``fast``, monotone in B and C) or
         ``"fast"`` (``fast`` at each grid point alone).
-    candidates, restarts, seed : ``fast``'s options (outside features tried per swap step,
-        perturbed restarts, their seed), the same for the folds and the refit. ``restarts``
-        is 3 here (``fast`` alone: 20): the path pools the supports of all its grid points,
-        and the whole selection's cost is measured in
-        ``benchmarks/results/fs_linear_peers.md``.
-    workers : processes for the folds (1: this process; -1: every core).
-    executor : a :class:`sparsekm.parallel.Executor` or a Dask client (overrides workers).
+    method_options : ``fast``'s options as ``solve fs-linear`` takes them (``candidates``,
+        ``restarts``, ``seed``, ...), the same for the folds and the refit; defaults
+        ``{"restarts": 3}`` (``fast`` alone: 20): the path pools the supports of all its grid
+        points; the whole selection's cost is in ``benchmarks/results/fs_linear_peers.md``.
+    workers : processes for the folds (1: this process; -1: every core), or a
+        :class:`sparsekm.parallel.Executor` or a Dask client.
 
     Attributes
     ----------
@@ -119,20 +117,16 @@ class CardinalityLinearSVCCV(BinaryClassifierMixin, ClassifierMixin, SelectorMix
 
     def __init__(self, Bs: tuple[int, ...] = (5, 10, 20),
                  Cs: tuple[float, ...] = (0.1, 1.0, 10.0), cv: Any = 5, scoring: Any = None,
-                 refit: bool = True, method: str = "path", candidates: int = 40,
-                 restarts: int = 3, seed: int = 0, workers: int | None = 1,
-                 executor: Any = None) -> None:
+                 refit: bool = True, method: str = "path", method_options: Any = None,
+                 workers: Any = 1) -> None:
         self.Bs = Bs
         self.Cs = Cs
         self.cv = cv
         self.scoring = scoring
         self.refit = refit
         self.method = method
-        self.candidates = candidates
-        self.restarts = restarts
-        self.seed = seed
+        self.method_options = method_options
         self.workers = workers
-        self.executor = executor
 
     def _grid(self, n: int) -> tuple[list[int], list[float]]:
         Bs = sorted({min(int(B), n) for B in np.atleast_1d(self.Bs)})
@@ -147,8 +141,7 @@ class CardinalityLinearSVCCV(BinaryClassifierMixin, ClassifierMixin, SelectorMix
         """The method and options of every fit (folds and refit alike)."""
         if self.method not in METHODS:
             raise ValueError(f"method={self.method!r}: use one of {', '.join(METHODS)}")
-        return self.method, {"candidates": int(self.candidates),
-                             "restarts": int(self.restarts), "seed": int(self.seed)}
+        return self.method, {**DEFAULT_OPTIONS, **dict(self.method_options or {})}
 
     def fit(self, X: Any, y: Any) -> CardinalityLinearSVCCV:
         """Cross-validate the (B, C) grid on (X, y), then refit the best on all rows."""
@@ -163,7 +156,8 @@ class CardinalityLinearSVCCV(BinaryClassifierMixin, ClassifierMixin, SelectorMix
         method, options = self._model()
         grid = {"Bs": Bs, "Cs": Cs, "scoring": self.scoring, "method": method,
                 "options": options}
-        ex = as_executor(self.executor, self.workers)
+        ex = as_executor(None, self.workers) if self.workers is None or \
+            isinstance(self.workers, int) else as_executor(self.workers)
         done = ex.map(_scores, [X] * len(splits), [labels] * len(splits),
                       [self.classes_] * len(splits), splits, [grid] * len(splits))
         self._store_results(Bs, Cs, [d[0] for d in done], [d[1] for d in done])
