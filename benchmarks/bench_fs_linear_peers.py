@@ -19,14 +19,16 @@ logistic regression.
   ``CardinalityLinearSVCCV`` (3 B x 3 C x 5 folds + refit), the code before issue 27 on
   fold 0 (its path per fold and C, ``fast`` refit), abess's own CV over support sizes 1..20
   + refit, ``GridSearchCV`` of the l1-LinearSVC over 30 Cs, skglm MCP over 10 alphas by
-  ``GridSearchCV``; CPU, wall, chosen size and test accuracy.
+  the same inner folds (skglm's estimator has no ``score``); CPU, wall, size, accuracy.
+* ``before`` -- the code before issue 27 at C = 0.1, 1, 10 on every training part (its
+  monotonicity in C).
 * ``synth`` -- the wide synthetic set (120 x 1500): ``fast`` at B = 5, 10, 20 against
   Kernel Search's 60 s objective (``fs_linear_fast_ks.json`` / ``fs_linear_fast_objective.json``),
   the path B = 1..20 x C = 0.1, 1 against ``fast``, and the CV estimator's whole selection.
 
     bash benchmarks/bench_fs_linear_peers_env.sh
     benchmarks/.venv-peers/bin/python benchmarks/bench_fs_linear_peers.py SECTION
-    (SECTION: fixed, innerC, select, synth, or report: the Markdown from the stored JSON)
+    (SECTION: fixed, innerC, select, synth, before, or report: the Markdown from the JSON)
 """
 
 from __future__ import annotations
@@ -189,8 +191,9 @@ def warm(base_fast) -> None:
     rng = np.random.default_rng(0)
     X = rng.standard_normal((40, 30))
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
-    base_fast.iterated_search(FSLinearProblem(X, y, B=3, C=1.0), restarts=1)
+    base_fast.iterated_search(FSLinearProblem(X, y, B=6, C=1.0), restarts=1)
     fit_abess(X, y, 3), fit_l1svc(X, y, 3), fit_mcp(X, y, 3, num=3)
+    fit_fast(X, y, 6)
 
 
 # ------------------------------------------------------------------ sections
@@ -233,6 +236,38 @@ def fixed_section() -> None:
                 path.write_text(json.dumps(out, indent=1))
                 print(key, {m: (round(v["acc"], 3), round(v["cpu"], 3)) for m, v in row.items()},
                       flush=True)
+
+
+def before_section() -> None:
+    """The code before issue 27: ``fast`` on every training part at B = 5, 10, 20 and
+    C = 1, 0.1, 10 (its monotonicity in C is counted in the report)."""
+    from sparsekm.models.fs_linear import FSLinearProblem
+
+    base_fast, _ = baseline()
+    warm(base_fast)
+    path, out = _store("before")
+    for name in SETS:
+        X, y = dataset(name)
+        for k, (tr, _) in enumerate(folds(y)):
+            Xtr = scale(X[tr])[0]
+            for B in BUDGETS:
+                for C in (1.0, 0.1, 10.0):
+                    key = f"{name}/{k}/{B}/{C}"
+                    if key not in out:
+                        r, c, s = timed(base_fast.iterated_search,
+                                        FSLinearProblem(Xtr, y[tr], B=B, C=C))
+                        out[key] = dict(obj=r.objective, cpu=c, wall=s, sel=r.selected)
+                        path.write_text(json.dumps(out, indent=1))
+
+
+def _c_violations(before: dict) -> list[str]:
+    """(set, fold, B) where the code before gave a smaller C a higher objective."""
+    bad = []
+    for key in {k.rsplit("/", 1)[0] for k in before}:
+        o = [before.get(f"{key}/{C}", {}).get("obj") for C in (0.1, 1.0, 10.0)]
+        if None not in o and any(o[a] > o[b] * (1 + 1e-9) for a, b in ((0, 1), (1, 2), (0, 2))):
+            bad.append(key)
+    return sorted(bad)
 
 
 def inner_c_section() -> None:
@@ -433,7 +468,7 @@ def _synth_lines(sy: dict) -> list[str]:
 
 def report() -> str:
     """The Markdown summary of the stored sections."""
-    load = {k: _store(k)[1] for k in ("fixed", "innerC", "select", "synth")}
+    load = {k: _store(k)[1] for k in ("fixed", "innerC", "select", "synth", "before")}
     lines = ["# Paper D's `fast` and its CV against abess, an l1-LinearSVC and skglm (issue 27)",
              "", "Produced by `benchmarks/bench_fs_linear_peers.py` in its own venv "
              "(`benchmarks/bench_fs_linear_peers_env.sh`: abess 0.4.11, skglm 0.5); stratified "
@@ -449,6 +484,12 @@ def report() -> str:
                   f"Mean test accuracy {100 * np.mean([r['acc'] for r in v.values()]):.1f} % over "
                   f"{len(v)} outer folds, CPU per selection median "
                   f"{np.median([r['cpu'] for r in v.values()]):.2f} s."]
+    if load["before"]:
+        bad = _c_violations(load["before"])
+        n = len({k.rsplit("/", 1)[0] for k in load["before"]})
+        lines += ["", "## `fast` before issue 27 and C", "",
+                  f"Objective at a smaller C above the objective at a larger C (C = 0.1, 1, 10) "
+                  f"in {len(bad)} of {n} (set, fold, B): " + ", ".join(bad) + "."]
     lines += ["", "## Whole model selection per outer fold", ""]
     lines += _select_table(load["select"])
     lines += ["", "## Wide synthetic set (120 x 1500), C = 1", ""]
@@ -458,7 +499,7 @@ def report() -> str:
 
 if __name__ == "__main__":
     sections = {"fixed": fixed_section, "innerC": inner_c_section, "select": select_section,
-                "synth": synth_section}
+                "synth": synth_section, "before": before_section}
     arg = sys.argv[1] if len(sys.argv) > 1 else "report"
     if arg == "report":
         (OUT / "fs_linear_peers.md").write_text(report())

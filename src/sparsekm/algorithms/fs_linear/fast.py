@@ -122,11 +122,12 @@ def warm_up() -> None:
     from sparsekm.solvers.linear_svm import solve_linear_svm
 
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((16, 8))
-    y = np.where(np.arange(16) % 2 == 0, 1.0, -1.0)
+    X = rng.standard_normal((24, 12))
+    y = np.where(np.arange(24) % 2 == 0, 1.0, -1.0)
     for method in ("ipm", "dcd"):
         solve_linear_svm(X[:, :3], y, 1.0, method=method)
-    iterated_search(FSLinearProblem(X, y, B=3, C=1.0), SolverPlan(), restarts=1)
+    for B in (2, 5):      # B = 5: the Gram-row pair updates and the removal duals too
+        iterated_search(FSLinearProblem(X, y, B=B, C=1.0), SolverPlan(), restarts=1)
 
 
 @register("fs-linear", "method", "fast",
