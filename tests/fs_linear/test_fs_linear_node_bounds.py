@@ -266,3 +266,48 @@ def test_estimator_and_local_bnb_pass_the_node_bound_on(monkeypatch) -> None:
     opt, S, _ = enum_opt("rand0", 3, 1.0)
     assert math.isclose(est.objective_, opt, rel_tol=1e-6)
     assert len(seen) >= 2 and set(seen) == {"dscomp"}
+
+
+@pytest.mark.parametrize("branching", ["strong", "reliability"])
+@pytest.mark.parametrize("bound", BOUNDS)
+@pytest.mark.parametrize("key,B,C", [("rand0", 3, 1.0), ("breast_cancer_wisconsin", 3, 0.1)])
+def test_strong_and_reliability_branching_certify(branching: str, bound: str, key: str,
+                                                  B: int, C: float) -> None:
+    """Strong branching's child bounds and fixings, and the reliability rule's inherited
+    gains, keep the certificate: the enumerated optimum; strong branching with fewer nodes
+    than the fractional rule on these instances."""
+    opt, S, _ = enum_opt(key, B, C)
+    res = solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120),
+                          root_search="none", node_bound=bound, branching=branching)
+    frac = solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120),
+                           root_search="none", node_bound=bound)
+    assert res.status.value == "optimal" and tuple(res.selected) == S
+    assert res.bound <= opt * (1 + 1e-9) and res.extra["strong_solves"] > 0
+    if branching == "strong":
+        assert res.extra["nodes"] <= frac.extra["nodes"]
+
+
+def test_reliability_on_two_workers_is_the_same_run(two_workers) -> None:
+    key, B, C = "breast_cancer_wisconsin", 3, 0.1
+    kw = dict(root_search="none", branching="reliability", batch=2)
+    one = solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120), **kw)
+    two = solve_fs_linear(prob(key, B, C), "bnb",
+                          SolverPlan(time_limit=120, executor=two_workers[0]), **kw)
+    assert one.extra["nodes"] == two.extra["nodes"] and one.bound == two.bound
+    assert one.selected == two.selected == list(enum_opt(key, B, C)[1])
+
+
+def test_the_tree_report_and_bound_trace() -> None:
+    """L0BnB-style summary in the JSON: root node bound and gap, pruned fraction, nodes/s,
+    and the bound trace (seconds, LB, UB, nodes) ending at the result's bound."""
+    key, B, C = "rand0", 3, 1.0
+    res = solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120),
+                          root_search="none")
+    ex = res.extra
+    assert ex["root_node_bound"] <= res.bound + 1e-12
+    assert math.isclose(ex["root_gap"], (res.objective - ex["root_node_bound"])
+                        / res.objective, rel_tol=1e-9)
+    assert 0 < ex["pruned_fraction"] <= 1 and ex["nodes_per_s"] > 0
+    tr = ex["bound_trace"]
+    assert tr[-1][1] == pytest.approx(res.bound) and tr[-1][2] == pytest.approx(res.objective)
+    assert tr[-1][3] == ex["nodes"] and all(a[0] <= b[0] for a, b in zip(tr, tr[1:]))

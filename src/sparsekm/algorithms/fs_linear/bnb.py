@@ -41,6 +41,7 @@ from sparsekm.solvers import Result, SolverPlan, relative_gap
 from sparsekm.solvers.plan import Deadline
 from sparsekm.specs import GAP_TOL
 
+from .bnb_branching import inherited_choice, strong_branch, table_data
 from .bnb_heuristics import ROOT_SEARCHES, Incumbent, fast_support, root_incumbent, support_value
 from .bnb_heuristics import RootContext as HeuristicContext
 from .bnb_rules import (
@@ -61,14 +62,15 @@ __all__ = ["BRANCHING", "LinearTree", "NodeRules", "ROOT_SEARCHES", "RootSearch"
 
 
 def _node(F1: tuple[int, ...] | list[int], free: np.ndarray, n: int, k: int, W: np.ndarray,
-          alpha: np.ndarray | None, depth: int = 0) -> dict[str, Any]:
+          alpha: np.ndarray | None, depth: int = 0, **more: Any) -> dict[str, Any]:
     """A node as plain data: F1 fixed in, the free features (packed mask), the budget k left,
-    the working set and multipliers to start from (what the node form reuses), its depth."""
+    the working set and multipliers to start from (what the node form reuses), its depth,
+    and ``more`` (reliability branching's inherited gains)."""
     mask = np.zeros(n, bool)
     mask[free] = True
     return {"F1": np.asarray(F1, np.int32), "free": np.packbits(mask), "k": np.int64(k),
             "W": np.asarray(W, np.int32), "depth": np.int32(depth),
-            "alpha": None if alpha is None else np.asarray(alpha, np.float32)}
+            "alpha": None if alpha is None else np.asarray(alpha, np.float32), **more}
 
 
 def _split(items: list[Any], k: int) -> list[list[Any]]:
@@ -113,6 +115,10 @@ class LinearTree(TreeProblem):
     candidates: np.ndarray | None = None
     node_bound: str = "perspective"
     context: dict[str, np.ndarray] = field(default_factory=dict)
+    strong_candidates: int = 8
+    strong_rounds: int = 25
+    strong_every: int = 3
+    polish_candidates: int = 200
 
     name = "bnb"
     problem_name = "fs-linear"
@@ -129,15 +135,17 @@ class LinearTree(TreeProblem):
     def node_rules(self) -> dict[str, Any]:
         """The node options a sub-search (the ``local-bnb`` root heuristic) passes on."""
         return {"node_bound": self.node_bound, "branching": self.branching,
-                "extra": self.extra}
+                "extra": self.extra, "strong_candidates": self.strong_candidates}
 
     def key(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         p = self.problem
         return ({"X": p.X, "y": p.y},
                 {"C": p.C, "B": p.B, "cardinality": p.cardinality, "gap_tol": self.gap_tol,
                  "branching": self.branching, "extra": self.extra,
-                 "node_bound": self.node_bound,
+                 "node_bound": self.node_bound, "strong_candidates": self.strong_candidates,
+                 "strong_rounds": self.strong_rounds, "strong_every": self.strong_every,
                  "root_search": self.root_search, "search": repr(self.search),
+                 "polish_candidates": self.polish_candidates,
                  "swap_passes": self.swap_passes, "relax_solver": self.plan.relax_solver,
                  "qp_solver": self.plan.qp_solver})
 
@@ -150,7 +158,7 @@ class LinearTree(TreeProblem):
 
     def _incumbent(self, ub: float, seen: dict, deadline: Any) -> Incumbent:
         return Incumbent(self.problem, self.plan, ub, seen, self.candidates, deadline,
-                         self.swap_passes)
+                         self.swap_passes, wide=self.polish_candidates)
 
     def root(self, ctx: RootContext) -> Start:
         """The root relaxation, the first incumbent (:func:`root_incumbent`), the root node;
@@ -254,17 +262,58 @@ class LinearTree(TreeProblem):
             F1, free, k = fixed
             if self._leaf(inc, F1, free, k):
                 return out
-            j = branch_feature(nb, free, self.branching)
-            if j is None:     # integral relaxation: its support was just evaluated
-                j = integral_branch(nb, free)
+            nb.bound = b
+            branched = self._branch(nb, NodeTask(np.asarray(F1, int), free, k, ub=inc.ub,
+                                                 cutoff=self.cutoff(inc.ub),
+                                                 extra=self.extra, context=self.context),
+                                    (inc, node), out)
+            if branched is None:
+                return out
+            F1, free, k, j, (b_in, b_out), more = branched
             rest = free[free != j]
-            out.children = [(b, _node(tuple(F1) + (j,), rest, n, k - 1, nb.W_next, nb.alpha,
-                                      depth + 1)),
-                            (b, _node(F1, rest, n, k, nb.W_next, nb.alpha, depth + 1))]
+            out.children = [(b_in, _node(tuple(F1) + (j,), rest, n, k - 1, nb.W_next,
+                                         nb.alpha, depth + 1, **more)),
+                            (b_out, _node(F1, rest, n, k, nb.W_next, nb.alpha, depth + 1,
+                                          **more))]
             return out
         finally:
             out.solutions = inc.solutions
             out.stats["supports_evaluated"] = inc.evaluated
+            out.stats["closed_nodes"] = int(not out.children)   # pruned, fixed away, leaf
+
+    def _branch(self, nb: Any, task: NodeTask, at: tuple[Incumbent, dict[str, Any]],
+                out: Outcome) -> tuple[Any, ...] | None:
+        """The branching feature and its children's bounds and data (F1, free, k after strong
+        branching's fixings, j, (bound in, bound out), data for the children); None when the
+        node is done (pruned by strong branching, or a leaf after its fixings)."""
+        inc, node = at
+        F1, free, k, b = [int(j) for j in task.F1], task.free, task.k, nb.bound
+        bounds: tuple[float, float] = (b, b)
+        j, more = None, {}
+        strong = self.branching in ("strong", "reliability")
+        if self.branching == "reliability":
+            got = inherited_choice(node, nb, free, self.strong_every)
+            if got is not None:
+                out.stats["inherited_branchings"] = out.stats.get("inherited_branchings", 0) + 1
+                return F1, free, k, got[0], bounds, got[1]
+        if strong:
+            st = strong_branch(self.form, self.problem, self.plan, nb, task,
+                               (self.strong_candidates, self.strong_rounds), out)
+            if st.pruned or len(st.fix_in) > k:
+                return None
+            F1, k = F1 + st.fix_in, k - len(st.fix_in)
+            free = free[~np.isin(free, st.fix_in + st.fix_out)]
+            if self._leaf(inc, F1, free, k):
+                return None
+            if st.j is not None:
+                j, bounds = st.j, (st.in_bound, st.out_bound)
+                if self.branching == "reliability":
+                    more = table_data(st.table, st.j, 1)
+        if j is None:
+            j = branch_feature(nb, free, "fractional" if strong else self.branching)
+        if j is None:         # integral relaxation: its support was just evaluated
+            j = integral_branch(nb, free)
+        return F1, free, k, j, bounds, more
 
     def point(self, best: dict[str, Any], objective: float) -> Result:
         """The incumbent's support re-solved (the native SVM, and the QP solver's 1e-10 point
@@ -286,6 +335,10 @@ class RootSearch:
         "Algorithm 1 / 2 ranked by the root relaxation), or none.", choices=ROOT_SEARCHES)
     heuristic_share: float = declare.field(0.25, "Share of the time limit the root heuristic "
                                            "may use.", gt=0, le=1)
+    polish_candidates: int = declare.field(200, "Each new incumbent is polished by fast's "
+                                           "swap search with this many outside features "
+                                           "(ranked by dual correlation) per step; 0: off.",
+                                           ge=0, le=100_000)
 
     def __post_init__(self) -> None:
         declare.check_fields(self)
@@ -300,8 +353,12 @@ class NodeRules:
                                "working set; at most this many enter per round (column "
                                "generation on the node bound's dual).", ge=0, le=100_000)
     branching: str = declare.field("fractional", "Branching feature: the relaxed z_j closest "
-                                   "to 1/2 (fractional), the largest or the smallest.",
-                                   choices=BRANCHING)
+                                   "to 1/2 (fractional), the largest or the smallest, or "
+                                   "strong branching (strong: both children of the "
+                                   "strong_candidates most fractional features bounded, the "
+                                   "best product of gains).", choices=BRANCHING)
+    strong_candidates: int = declare.field(8, "Features whose two children strong branching "
+                                           "bounds at a node.", ge=1, le=10_000)
 
     def __post_init__(self) -> None:
         declare.check_fields(self)
@@ -341,5 +398,24 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
     """
     linear = LinearTree(problem, node_plan(plan), gap_tol, node.branching, node.extra,
                         root.root_search, search, root.heuristic_share,
-                        node_bound=node.node_bound)
-    return run(linear, plan, tree)
+                        node_bound=node.node_bound, strong_candidates=node.strong_candidates,
+                        polish_candidates=root.polish_candidates)
+    return tree_report(run(linear, plan, tree))
+
+
+def tree_report(res: Result) -> Result:
+    """The tree's summary as L0BnB and Bertsimas, Pauphilet & Van Parys report theirs, in
+    ``extra``: the root node's bound (with the first incumbent) and its gap to the final
+    incumbent (``root_gap``), the share of bounded nodes closed without children (pruned by
+    their bound, fixed away, or leaves: ``pruned_fraction``) and nodes per second of the tree
+    phase (``nodes_per_s``)."""
+    ex = res.extra
+    nodes = int(ex.get("nodes", 0))
+    root = ex.get("root_node_bound", ex.get("root_bound"))
+    if root is not None and res.objective is not None:
+        ex["root_node_bound"] = float(root)
+        ex["root_gap"] = relative_gap(res.objective, float(root))
+    ex["pruned_fraction"] = ex.get("closed_nodes", 0) / nodes if nodes else None
+    tree_s = (res.time_s or 0.0) - float(ex.get("root_s") or 0.0)
+    ex["nodes_per_s"] = nodes / tree_s if nodes and tree_s > 0 else None
+    return res

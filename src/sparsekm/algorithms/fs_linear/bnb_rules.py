@@ -20,7 +20,7 @@ from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeSolution, Nod
 
 __all__ = ["BRANCHING", "NODE_BOUND", "branch_feature", "node_form", "rounded", "screen"]
 
-BRANCHING = ("fractional", "largest", "smallest")
+BRANCHING = ("fractional", "largest", "smallest", "strong", "reliability")
 PROBLEM = "fs-linear"
 
 
@@ -100,7 +100,15 @@ def rounded(sol: NodeSolution, free: np.ndarray, k: int) -> list[int]:
     the free features of largest score."""
     sel = sol.W[sol.v > 0.5]
     rank = sel[np.argsort(-(sol.v[sol.v > 0.5] + 1e-9 * sol.score[sel]), kind="stable")]
-    pad = free[np.argsort(-sol.score[free], kind="stable")]
+    sf = sol.score[free]
+    if free.size > 2 * k:            # only the 2k largest scores can be needed, in order
+        top = np.argpartition(-sf, 2 * k)[:2 * k]
+        top = top[np.lexsort((top, -sf[top]))]             # by score, ties by position
+        if sf[top[-1]] <= -np.partition(-sf, 2 * k)[2 * k]:  # a tie at the cut: full sort
+            top = np.argsort(-sf, kind="stable")[:2 * k]
+    else:
+        top = np.argsort(-sf, kind="stable")
+    pad = free[top]
     return list(dict.fromkeys([int(j) for j in rank] + [int(j) for j in pad]))[:k]
 
 

@@ -24,6 +24,8 @@ from .state import Batch, Search
 
 __all__ = ["Driver", "progress"]
 
+TRACE_EVERY = 1.0     # seconds between two points of the bound trace (Search.trace)
+
 
 def progress(search: Search, plan: SolverPlan, t0: float, workers: int) -> None:
     """A progress line on stderr (``plan.verbose``): nodes, open, LB, UB, gap, nodes/s."""
@@ -114,12 +116,20 @@ class Driver:
                 raise (cause if isinstance(cause, Exception) else val)
             b.results[i] = val
 
+    def trace(self, force: bool = False) -> None:
+        """A point (seconds since the run's start, LB, UB, nodes) of the bound trace, at most
+        one per TRACE_EVERY seconds (the figures of gap over time)."""
+        s, now = self.s, self.plan.clock.elapsed()
+        if force or not s.trace or now - s.trace[-1][0] >= TRACE_EVERY:
+            s.trace.append((round(now, 3), s.lower_bound(), s.ub, s.nodes))
+
     def run(self) -> None:
         s, plan, opts = self.s, self.plan, self.opts
         c0 = time.process_time()
         self.t0 = last_log = last_ckpt = time.perf_counter()
         waited = 0.0
         self.refill()
+        self.trace(force=True)
         while s.inflight:
             if plan.clock.expired():
                 s.stop(Termination.TIME_LIMIT)
@@ -131,6 +141,7 @@ class Driver:
                               opts.checkpoint_every if self.path else math.inf))
             waited += time.perf_counter() - tw
             self.merge_ready()
+            self.trace()
             if self.stopping and s.termination is not Termination.CONVERGED:
                 break
             now = time.perf_counter()
@@ -146,6 +157,7 @@ class Driver:
             self.abandon()
         if s.termination is Termination.CONVERGED and s.heap:
             s.stop(Termination.NODE_LIMIT)
+        self.trace(force=True)
         self._timing(c0, waited)
 
     def _timing(self, c0: float, waited: float) -> None:

@@ -92,6 +92,12 @@ def _root(problem: TreeProblem, search: Search, ctx: RootContext) -> None:
                 os.remove(sub)
 
 
+def _bound_trace(search: Search) -> list[list[float]]:
+    """(seconds, certified bound, incumbent, nodes) over the run, on the problem's side."""
+    sign = 1.0 if search.problem.sense == "min" else -1.0
+    return [[t, sign * lb, sign * ub, n] for t, lb, ub, n in search.trace]
+
+
 def _report(res: Result, search: Search, workers: int, batch: int) -> None:
     times = np.asarray(search.node_times)
     q = np.quantile(times, [0.5, 0.9, 0.99]).tolist() if times.size else [None] * 3
@@ -103,6 +109,7 @@ def _report(res: Result, search: Search, workers: int, batch: int) -> None:
         node_time={"mean": float(times.mean()) if times.size else None, "p50": q[0],
                    "p90": q[1], "p99": q[2], "max": float(times.max()) if times.size else None},
         driver_s_per_node=search.timing["driver_s"] / max(search.nodes, 1),
+        bound_trace=_bound_trace(search),
         **{k: v for k, v in search.stats.items() if k not in ("nodes",)})
 
 

@@ -67,6 +67,7 @@ class Search:
     node_times: list[float] = field(default_factory=list)
     schedule: list[tuple[int, list[float]]] = field(default_factory=list)
     timing: dict[str, float] = field(default_factory=dict)
+    trace: list[tuple[float, float, float, int]] = field(default_factory=list)
 
     @property
     def cutoff(self) -> float:

@@ -31,6 +31,7 @@ from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.solvers import ConicQP, SolverPlan, solve
 
 from .node_form import (
+    MAX_ROUNDS,
     NodeForm,
     NodeSolution,
     NodeTask,
@@ -222,7 +223,7 @@ def _violated_rows(problem: FSLinearProblem, alpha: np.ndarray, F1: np.ndarray,
 
 def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free: np.ndarray,
                k: int, *, warm: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
-               ub: float = math.inf, extra: int = 30) -> NodeBound:
+               ub: float = math.inf, extra: int = 30, rounds: int = MAX_ROUNDS) -> NodeBound:
     """Maximise the node bound g by column generation; every iterate is certified.
 
     ``warm = (W0, alpha0)``, e.g. the parent's working set and multipliers.
@@ -238,7 +239,7 @@ def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free:
     until none is left. Needs 0 < k < |free|.
     """
     task = NodeTask(np.asarray(F1, int), np.asarray(free, int), int(k), cutoff=ub,
-                    W0=warm[0], alpha0=warm[1], extra=extra)
+                    W0=warm[0], alpha0=warm[1], extra=extra, rounds=rounds)
 
     def certify(alpha: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         return node_certificate(problem, alpha, task.F1, task.free, task.k)
@@ -273,7 +274,8 @@ class PerspectiveNode(NodeForm):
     def solve(self, problem: FSLinearProblem, plan: SolverPlan, task: NodeTask
               ) -> NodeSolution:
         return solve_node(problem, plan, task.F1, task.free, task.k,
-                          warm=(task.W0, task.alpha0), ub=task.cutoff, extra=task.extra)
+                          warm=(task.W0, task.alpha0), ub=task.cutoff, extra=task.extra,
+                          rounds=task.rounds)
 
     def child_bounds(self, sol: NodeSolution, task: NodeTask
                      ) -> tuple[np.ndarray, np.ndarray]:

@@ -35,7 +35,7 @@ from sparsekm.solvers import ConicQP, SolverPlan, solve
 
 from .node import solve_node
 from .node_bigm import huber, incumbent_intervals
-from .node_form import MAX_ROUNDS, NodeForm, NodeSolution, NodeTask, feasible_alpha
+from .node_form import NodeForm, NodeSolution, NodeTask, feasible_alpha
 
 __all__ = ["BoxNode", "box_node_certificate", "node_box_qp"]
 
@@ -169,7 +169,7 @@ class BoxNode(NodeForm):
         score0 = box_node_certificate(problem, a0, task, box)[2]
         W = _grow(W, free, score0, max(min(free.size, k + task.extra) - W.size, 0))
         best, status = None, "no solution"
-        for rnd in range(1, MAX_ROUNDS + 1):
+        for rnd in range(1, max(task.rounds, 1) + 1):
             alpha, v, status = _restricted(problem, plan, task, box, W)
             if alpha is None or v is None:
                 break

@@ -63,6 +63,7 @@ class NodeTask:
     alpha0: np.ndarray | None = None
     extra: int = 30
     context: dict[str, Any] = field(default_factory=dict)
+    rounds: int = MAX_ROUNDS
 
     @classmethod
     def root(cls, problem: FSLinearProblem, **kw: Any) -> NodeTask:
@@ -189,7 +190,7 @@ def column_generation(problem: FSLinearProblem, task: NodeTask, certify: Certify
     solve, free features outside W whose score exceeds the k-th largest inside W enter (at
     most ``extra`` per round); the loop stops when none does (then alpha is optimal for the
     whole node up to the solver's tolerance: no support outside W does better at alpha), when
-    the bound exceeds ``task.cutoff`` (the node is pruned) or after ``MAX_ROUNDS``. ``rows =
+    the bound exceeds ``task.cutoff`` (the node is pruned) or after ``task.rounds``. ``rows =
     (R, violated)``: a sample working set and ``violated(alpha, W, v, R)``, the samples to add
     (row generation). Needs 0 < k < |free|.
     """
@@ -209,7 +210,7 @@ def column_generation(problem: FSLinearProblem, task: NodeTask, certify: Certify
     R, violated = (None, None) if rows is None else rows
     best: NodeSolution | None = None
     status = "no solution"
-    for rnd in range(1, MAX_ROUNDS + 1):
+    for rnd in range(1, max(task.rounds, 1) + 1):
         alpha, v, status = restricted(W, start, R)
         if alpha is None or v is None:
             break
