@@ -124,3 +124,23 @@ def overall(found: list[Pair], done: int, total: int) -> str:
     if done < total:
         verdict = f"partial run ({done} of {total}): {verdict}"
     return verdict
+
+
+def ratio_line(frame: Any, num: str, den: str, value: str) -> str | None:
+    """A paper's claim about two of its series (paper C: S-KLR-2ord's time over S-KLR-1ord's):
+    the per-row ratio num/den of ``value``, ours and the paper's (mean and range)."""
+    def summary(a: Any, b: Any) -> str | None:
+        r = (_numeric(a) / _numeric(b)).replace([math.inf, -math.inf], math.nan).dropna()
+        if r.empty:
+            return None
+        return f"mean {r.mean():.3g} (rows {r.min():.3g}-{r.max():.3g}, {len(r)} rows)"
+
+    cols = set(frame.columns)
+    if (num, value) not in cols or (den, value) not in cols:
+        return None
+    ours = summary(frame[(num, value)], frame[(den, value)])
+    paper = summary(frame[(num, value + REF)], frame[(den, value + REF)]) \
+        if {(num, value + REF), (den, value + REF)} <= cols else None
+    if ours is None:
+        return None
+    return f"{num} / {den} {value}: ours {ours}" + (f"; paper {paper}" if paper else "")
