@@ -159,7 +159,7 @@ def _key(name: str) -> str:
 
 def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
              problem_class: str | None = None, aliases: tuple[str, ...] = (),
-             warm_up: Callable[[], Any] | None = None, node: Any = None) -> Callable[[_F], _F]:
+             warm_up: Callable[[], Any] | None = None) -> Callable[[_F], _F]:
     """Decorator: register ``func`` as the ``kind`` named ``name`` of ``problem``.
 
     The summary is the first line of the docstring; ``problem_class`` (e.g. "MIQP",
@@ -167,9 +167,8 @@ def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
     loads the compiled code ``func`` uses (numba caches, libsvm) by a call on a tiny problem,
     so that the CLI can do it before its clock starts (:func:`load_compiled`). The options
     are ``func``'s keyword-only parameters, each declared in its signature
-    (:mod:`sparsekm.declare`); a ``gap_tol`` option is the method's tolerance. ``node`` (a
-    relaxation only) is its *node form*: the bound over a branch-and-bound node that a tree
-    method may use as its node bound (:func:`node_bounds`; like SCIP's relaxator plug-ins).
+    (:mod:`sparsekm.declare`); a ``gap_tol`` option is the method's tolerance. A relaxation
+    decorated by :func:`with_node_form` below ``register`` carries its node form.
     """
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}: use one of {KINDS}")
@@ -177,6 +176,7 @@ def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
     def deco(func: _F) -> _F:
         key = (_key(problem), kind, _key(name))
         doc = (inspect.getdoc(func) or "").split("\n")[0].strip()
+        node = getattr(func, _NODE_ATTR, None)
         if node is not None and kind != "relaxation":
             raise ValueError(f"{kind} {name!r}: only a relaxation has a node form")
         entry = Entry(key[0], kind, key[2], func, paper, ref, doc, problem_class,
@@ -189,6 +189,21 @@ def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
         _ENTRIES[key] = entry
         for a in entry.aliases:
             _ALIASES[(key[0], kind, a)] = key[2]
+        return func
+
+    return deco
+
+
+_NODE_ATTR = "__sparsekm_node_form__"
+
+
+def with_node_form(form: Any) -> Callable[[_F], _F]:
+    """Decorator (below :func:`register`): the relaxation's *node form*, the bound over a
+    branch-and-bound node that a tree method may use as its node bound (:func:`node_bounds`;
+    like SCIP's relaxator plug-ins)."""
+
+    def deco(func: _F) -> _F:
+        setattr(func, _NODE_ATTR, form)
         return func
 
     return deco
@@ -299,7 +314,7 @@ def defaults(name: str, kind: str = "method") -> dict[str, Any]:
 
 
 def node_bounds(problem: str) -> list[Entry]:
-    """The relaxations of ``problem`` that declare a node form (``register(..., node=...)``),
+    """The relaxations of ``problem`` that declare a node form (:func:`with_node_form`),
     sorted by name: the node bounds a branch and bound of that problem may take."""
     return [e for e in entries(problem, "relaxation") if e.node is not None]
 

@@ -209,7 +209,7 @@ def test_kill_9_in_the_root_phase_resumes_its_stages(tmp_path):
     sub = Path(f"{path}.local-bnb")
     _kill_after_two_nodes(code, path, sub)
     meta, _, _ = checkpoint.load(path)
-    assert not meta["root_done"] and meta["stages"] == ["relaxation", "top-B"]
+    assert not meta["root_done"] and meta["stages"] == ["node-bound context", "relaxation", "top-B"]
     res = registry.get("fs-linear", "method", "bnb").run(PROBLEMS["fs-linear"](), SolverPlan(),
                                                          root_search="local-bnb", k=2,
                                                          checkpoint=str(path))

@@ -215,7 +215,8 @@ def test_a_relaxation_registered_here_becomes_the_node_bound(monkeypatch) -> Non
     monkeypatch.setattr(registry, "_ENTRIES", dict(registry._ENTRIES))
 
     @registry.register("fs-linear", "relaxation", "loose-perspective", paper="test",
-                       ref="(13) with the budget plus one", node=LoosePerspective())
+                       ref="(13) with the budget plus one")
+    @registry.with_node_form(LoosePerspective())
     def loose(problem, plan):
         """The perspective bound with one more feature allowed (a test relaxation)."""
         return solve_fs_linear(problem, "bnb", plan, node_limit=1)

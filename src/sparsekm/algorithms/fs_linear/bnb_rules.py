@@ -1,7 +1,8 @@
 """How ``bnb`` uses a node bound: the node form chosen by name, fixing, branching, rounding.
 
 The node bound is a plug-in (:mod:`sparsekm.relaxations.fs_linear.node_form`): any relaxation
-registered with a node form (``register(..., node=...)``) is a choice of ``bnb``'s option
+registered with a node form (:func:`sparsekm.registry.with_node_form`) is a choice of
+``bnb``'s option
 ``node_bound``; this module turns a node's :class:`NodeSolution` into the search's moves with
 rules that hold for every form: fixing from the form's own child bounds (none when it declares
 no fixing rule), branching on its relaxed selection z, rounding by its scores.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sparsekm.declare import Annotated, Spec
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.models.fs_linear.specs import BIG_M
-from sparsekm.registry import register
+from sparsekm.registry import register, with_node_form
 from sparsekm.solvers import Result, SolverPlan
 
 from .box import box_bound
@@ -81,8 +81,8 @@ def dscop(problem: FSLinearProblem, plan: SolverPlan, *,
     return solve_relaxed(problem, build_dscop(problem, conic), plan, "(13)")
 
 
-@register("fs-linear", "relaxation", "dscomp", paper="D", ref="eq. (14)", problem_class="SOCP",
-          node=DSCoMPNode())
+@register("fs-linear", "relaxation", "dscomp", paper="D", ref="eq. (14)", problem_class="SOCP")
+@with_node_form(DSCoMPNode())
 def dscomp(problem: FSLinearProblem, plan: SolverPlan, *,
            M: Annotated[float | None, BIG_M] = None,
            conic: Annotated[str, CONIC_FORM] = "soc") -> Result:

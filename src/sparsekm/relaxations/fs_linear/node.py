@@ -31,7 +31,6 @@ from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.solvers import ConicQP, SolverPlan, solve
 
 from .node_form import (
-    MAX_ROUNDS,
     NodeForm,
     NodeSolution,
     NodeTask,
@@ -42,7 +41,7 @@ from .node_form import (
 )
 
 __all__ = ["NATIVE_MAX_M", "NodeBound", "PerspectiveNode", "node_certificate", "node_dual_qp",
-           "solve_node", "top_sum"]
+           "solve_node", "solve_node_task", "top_sum"]
 
 NATIVE_MAX_M = 250   # the dense interior-point path (node_ipm) up to this many samples
 ROWS_EXTRA = 200    # samples added per round when the samples are shrunk (m > NATIVE_MAX_M)
@@ -223,7 +222,7 @@ def _violated_rows(problem: FSLinearProblem, alpha: np.ndarray, F1: np.ndarray,
 
 def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free: np.ndarray,
                k: int, *, warm: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
-               ub: float = math.inf, extra: int = 30, rounds: int = MAX_ROUNDS) -> NodeBound:
+               ub: float = math.inf, extra: int = 30) -> NodeBound:
     """Maximise the node bound g by column generation; every iterate is certified.
 
     ``warm = (W0, alpha0)``, e.g. the parent's working set and multipliers.
@@ -238,8 +237,14 @@ def solve_node(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray, free:
     of ``alpha0`` plus a few samples, and margin violators of the relaxed hyperplane enter
     until none is left. Needs 0 < k < |free|.
     """
-    task = NodeTask(np.asarray(F1, int), np.asarray(free, int), int(k), cutoff=ub,
-                    W0=warm[0], alpha0=warm[1], extra=extra, rounds=rounds)
+    return solve_node_task(problem, plan, NodeTask(
+        np.asarray(F1, int), np.asarray(free, int), int(k), cutoff=ub, W0=warm[0],
+        alpha0=warm[1], extra=extra))
+
+
+def solve_node_task(problem: FSLinearProblem, plan: SolverPlan, task: NodeTask) -> NodeBound:
+    """:func:`solve_node` on a :class:`~.node_form.NodeTask` (its ``cutoff`` is the ``ub`` of
+    :func:`solve_node`; ``rounds`` caps the column-generation rounds)."""
 
     def certify(alpha: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         return node_certificate(problem, alpha, task.F1, task.free, task.k)
@@ -273,9 +278,7 @@ class PerspectiveNode(NodeForm):
 
     def solve(self, problem: FSLinearProblem, plan: SolverPlan, task: NodeTask
               ) -> NodeSolution:
-        return solve_node(problem, plan, task.F1, task.free, task.k,
-                          warm=(task.W0, task.alpha0), ub=task.cutoff, extra=task.extra,
-                          rounds=task.rounds)
+        return solve_node_task(problem, plan, task)
 
     def child_bounds(self, sol: NodeSolution, task: NodeTask
                      ) -> tuple[np.ndarray, np.ndarray]:

@@ -25,7 +25,7 @@ import numpy as np
 
 from sparsekm.declare import Annotated, Spec, with_
 from sparsekm.models.fs_linear import FSLinearProblem
-from sparsekm.registry import register
+from sparsekm.registry import register, with_node_form
 from sparsekm.solvers import Result, SolverPlan, Termination, solve
 from sparsekm.specs import THREADS
 
@@ -152,7 +152,8 @@ def _warm_up() -> None:
 
 @register("fs-linear", "relaxation", "perspective-dual", paper="D",
           ref="dual of (13), Lemma 4.3 + Theorem 3.6", problem_class="SOCP",
-          warm_up=_warm_up, aliases=("perspective",), node=PerspectiveNode())
+          warm_up=_warm_up, aliases=("perspective",))
+@with_node_form(PerspectiveNode())
 def perspective_dual(problem: FSLinearProblem, plan: SolverPlan, *,
                      method: Annotated[str, PERSPECTIVE_METHOD] = "auto",
                      blas_threads: Annotated[int, BLAS_THREADS] = 1) -> Result:
