@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
@@ -25,7 +26,8 @@ from typing import Any
 
 from .library import Instance, load_records, save_record
 
-__all__ = ["AGREE", "certify", "confirm", "describe_instance", "import_runs", "machine"]
+__all__ = ["AGREE", "certify", "confirm", "describe_instance", "import_runs", "machine",
+           "prune_checkpoints"]
 
 AGREE = 1e-6      # relative difference at which a second solver confirms a value
 
@@ -70,6 +72,23 @@ def describe_instance(inst: Instance, root: Path) -> dict[str, Any]:
     return rec
 
 
+def _children_cpu() -> float:
+    """CPU seconds of child processes (an enumeration's or a search's workers): the finished
+    ones (``os.times``) and the live ones (psutil)."""
+    t = os.times()
+    total = t.children_user + t.children_system
+    try:
+        import psutil
+
+        for child in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                ct = child.cpu_times()
+                total += ct.user + ct.system
+    except ImportError:  # pragma: no cover - psutil comes with dask
+        pass
+    return total
+
+
 def _checkpoint(root: Path, inst: Instance) -> Path:
     return root / "checkpoints" / f"{inst.name}.ckpt"
 
@@ -90,9 +109,10 @@ def certify(inst: Instance, root: Path, time_limit: float) -> dict[str, Any]:
     resumed = ckpt is not None and ckpt.exists()
     given = {**inst.given(), "method": inst.method, "time_limit": time_limit}
     mark_start()                      # each run's limit counts from its own start
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0, k0 = time.perf_counter(), time.process_time(), _children_cpu()
     payload = run_command("solve", inst.problem, given, options)
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    wall = time.perf_counter() - t0
+    cpu = time.process_time() - c0 + _children_cpu() - k0   # worker processes included
     sense = payload.get("sense", "min")
     bound = payload.get("lower_bound" if sense == "min" else "upper_bound")
     run = {"kind": "certify", "method": inst.method, "solver": payload.get("solver"),
@@ -105,11 +125,29 @@ def certify(inst: Instance, root: Path, time_limit: float) -> dict[str, Any]:
     rec["sense"] = sense
     rec.setdefault("runs", []).append(run)
     if ckpt is not None:
-        if payload.get("status") == "optimal" and ckpt.exists():
-            ckpt.unlink()
         rec["checkpoint"] = str(ckpt) if ckpt.exists() else None
     save_record(root, inst, rec)
+    prune_checkpoints(root)
     return run
+
+
+def prune_checkpoints(root: Path) -> list[str]:
+    """Remove the checkpoints of certified instances (nothing left to resume); the open
+    ones stay in the repository for the next call."""
+    from .library import instances, manifest_rows
+
+    by_name = {i.name: i for i in instances()}
+    removed = []
+    for row in manifest_rows(root):
+        inst = by_name[row["instance"]]
+        ckpt = _checkpoint(root, inst)
+        if row["certified"] and ckpt.exists():
+            ckpt.unlink()
+            rec = load_records(root, inst)
+            rec["checkpoint"] = None
+            save_record(root, inst, rec)
+            removed.append(inst.name)
+    return removed
 
 
 def _support_value(inst: Instance, support: list[int]) -> dict[str, Any]:
