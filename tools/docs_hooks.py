@@ -2,7 +2,8 @@
 
 ``reference/cli.md`` (from the ``sparsekm`` commands) and ``reference/registry.md`` (from the
 registry) are generated in memory at every build, so they always equal ``--help`` and
-``sparsekm methods``.
+``sparsekm methods``; ``reference/library.md`` likewise from the instance library's manifest
+(``benchmarks/library/manifest.json``).
 """
 
 from __future__ import annotations
@@ -26,13 +27,15 @@ def on_files(files: Any, config: Any) -> Any:
     """Add the generated command-line reference to the site's files."""
     from mkdocs.structure.files import File
 
-    docs_benchmarks, docs_cli, docs_registry = (
-        _load(n) for n in ("docs_benchmarks", "docs_cli", "docs_registry"))
+    docs_benchmarks, docs_cli, docs_library, docs_registry = (
+        _load(n) for n in ("docs_benchmarks", "docs_cli", "docs_library", "docs_registry"))
 
     files.append(File.generated(config, "reference/cli.md", content=docs_cli.markdown()))
     files.append(File.generated(config, "reference/registry.md",
                                 content=docs_registry.markdown()))
     files.append(File.generated(config, "benchmarks.md", content=docs_benchmarks.markdown()))
+    files.append(File.generated(config, "reference/library.md",
+                                content=docs_library.markdown()))
     return files
 
 
