@@ -332,10 +332,17 @@ def _records(store: Path) -> list[dict]:
 
 
 def _payload(rec: dict) -> dict:
+    """The run's JSON result: the run log keeps it as a JSON string under ``payload``."""
     for key in ("payload", "result", "json", "out"):
-        if isinstance(rec.get(key), dict):
-            return rec[key]
+        val = rec.get(key)
+        if isinstance(val, str) and val.startswith("{"):
+            val = json.loads(val)
+        if isinstance(val, dict):
+            return val
     return rec
+
+
+COLORS = {"perspective": "tab:blue", "dscomp": "tab:orange", "box": "tab:green"}
 
 
 def plot(args: argparse.Namespace) -> None:
@@ -345,20 +352,22 @@ def plot(args: argparse.Namespace) -> None:
     import matplotlib.pyplot as plt
 
     store = HERE / "results" / "stores" / f"{args.config}.duckdb"
-    runs = [_payload(r) for r in _records(store)]
+    latest = {r.get("key"): r for r in _records(store)}        # a rerun replaces its run
+    runs = [_payload(r) for r in latest.values()]
     runs = [r for r in runs if r.get("bound_trace") and r.get("data") in args.data.split(",")]
     cases = sorted({(r["data"], r["params"]["B"], r["params"]["C"]) for r in runs})
     if not cases:
         raise SystemExit(f"no stored runs with a bound trace in {store}")
     fig, axes = plt.subplots(1, len(cases), figsize=(4.2 * len(cases), 3.4), squeeze=False)
     for ax, case in zip(axes[0], cases):
-        for r in runs:
+        for r in sorted(runs, key=lambda r: str(r["params"].get("node_bound"))):
             if (r["data"], r["params"]["B"], r["params"]["C"]) != case:
                 continue
             tr = np.asarray(r["bound_trace"], float)
             ub = float(r["objective"])
             gap = np.maximum((ub - tr[:, 1]) / abs(ub), 1e-6)   # against the final incumbent
-            ax.semilogy(tr[:, 0], 100 * gap, label=r["params"].get("node_bound", "?"))
+            nb = str(r["params"].get("node_bound", "?"))
+            ax.semilogy(tr[:, 0], 100 * gap, label=nb, color=COLORS.get(nb))
         ax.set_title(f"{case[0]} B={case[1]} C={case[2]:g}")
         ax.set_xlabel("seconds (2 workers, loaded machine)")
         ax.set_ylabel("certified gap to the final incumbent, %")
