@@ -21,8 +21,11 @@ import os
 import platform
 import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Any
+
+from sparsekm.run.errors import UserError
 
 from .library import Instance, load_records, save_record
 
@@ -110,7 +113,16 @@ def certify(inst: Instance, root: Path, time_limit: float) -> dict[str, Any]:
     given = {**inst.given(), "method": inst.method, "time_limit": time_limit}
     mark_start()                      # each run's limit counts from its own start
     t0, c0, k0 = time.perf_counter(), time.process_time(), _children_cpu()
-    payload = run_command("solve", inst.problem, given, options)
+    try:
+        payload = run_command("solve", inst.problem, given, options)
+    except UserError as err:           # a checkpoint of other search options: start afresh
+        if ckpt is None or not ckpt.exists() or str(ckpt) not in str(err):
+            raise
+        warnings.warn(f"{inst.name}: {err}; the checkpoint is replaced by a new search",
+                      stacklevel=2)
+        ckpt.unlink()
+        resumed = False
+        payload = run_command("solve", inst.problem, given, options)
     wall = time.perf_counter() - t0
     cpu = time.process_time() - c0 + _children_cpu() - k0   # worker processes included
     sense = payload.get("sense", "min")

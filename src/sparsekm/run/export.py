@@ -157,7 +157,7 @@ def _known(key: str) -> dict[str, Any] | None:
     for row in rows:
         if row.get("key") == key:
             return {k: row.get(k) for k in ("best_objective", "certified_bound", "gap",
-                                            "certified", "method", "solver", "confirmed_by",
+                                            "certified", "objective_by", "bound_by", "confirmed_by",
                                             "instance")} | {"source": str(path)}
     return None
 
