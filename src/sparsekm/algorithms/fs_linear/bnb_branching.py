@@ -2,9 +2,9 @@
 
 The fractional rule (the relaxed z_j closest to 1/2) is cheap but, as in MIP (Achterberg, Koch
 & Martin 2005, "Branching rules revisited"), a poor predictor of how much a branching raises
-the bound: at the root of colorectal B = 20, C = 1 its feature raised the weaker child by
-0.0010 where the best of 34 fractional candidates raised it by 0.0041. Strong branching bounds
-both children of ``candidates`` features (the most fractional ones, ranked by z closeness to
+the bound (the ``gap`` section of ``benchmarks/bench_fs_linear_node_bounds.py`` measures
+its children's gains against the best candidate's on a sample of nodes). Strong branching
+bounds both children of ``candidates`` features (the most fractional ones, ranked by z closeness to
 1/2 then by score) with the node form itself, warm-started from the node, and branches on the
 largest product score max(out - b, eps) * max(in - b, eps) (SCIP's product rule). Every child
 bound it computes is a certified bound of that child, so the children inherit it (instead of

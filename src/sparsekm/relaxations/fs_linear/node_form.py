@@ -1,9 +1,9 @@
 """The node form of a relaxation of FS-SVM (2): what a branch and bound needs to bound a node.
 
 A node of paper D's problem (2) fixes features ``F1`` in (z_j = 1), leaves ``free`` features
-undecided with ``k`` of the budget B left, and drops the rest (z_j = 0). A relaxation declares
-its *node form* by registering with ``node=`` (:func:`sparsekm.registry.register`); the
-registry's :func:`~sparsekm.registry.node_bounds` lists them, and ``bnb``'s option
+undecided with ``k`` of the budget B left, and drops the rest (z_j = 0). A relaxation
+declares its *node form* with the decorator :func:`sparsekm.registry.with_node_form` below
+``register``; the registry's :func:`~sparsekm.registry.node_bounds` lists them, and ``bnb``'s option
 ``node_bound`` picks one. As in SCIP's relaxator plug-ins (``SCIPincludeRelax``: a relaxator
 solves its relaxation at a node and hands back a lower bound, a relaxation solution for
 branching and, optionally, domain reductions), a node form supplies:
