@@ -283,8 +283,11 @@ def test_dask_workers_certify_the_same_optimum():
                       dashboard_address=":0") as cluster, Client(cluster) as client:
         res = _solve("smkl", scheduler=client, batch=2)
     assert res.extra["workers"] == 2 and res.status.value == "optimal"
-    assert res.objective == serial.objective and res.bound == serial.bound
-    assert res.extra["nodes"] == serial.extra["nodes"]
+    # the same tree, bound and support; the leaf's value may differ in the last bits (its
+    # cutting planes start from the shared pool of SVM solutions, filled in the workers' order)
+    assert res.bound == serial.bound and res.extra["nodes"] == serial.extra["nodes"]
+    assert sorted(res.selected) == sorted(serial.selected)
+    assert res.objective == pytest.approx(serial.objective, rel=1e-12)
     assert math.isfinite(res.bound)
 
 
