@@ -34,14 +34,20 @@ def _names() -> set[str]:
 NAMES = _names()
 
 
+def _inside(path: Path) -> bool:
+    """In the repository: a page may not lean on files beside the clone (``../shared``)."""
+    return path.resolve().is_relative_to(ROOT.resolve())
+
+
 def _exists(ref: str, page: Path) -> bool:
-    if (page.parent / ref).exists() or ("/" not in ref and ref in NAMES):
+    if ((page.parent / ref).exists() and _inside(page.parent / ref)) or \
+            ("/" not in ref and ref in NAMES):
         return True
     docs = ROOT / "docs"
     in_docs = (page.parent / ref).resolve()
     if in_docs.is_relative_to(docs) and in_docs.relative_to(docs).as_posix() in GENERATED:
         return True
-    return any((ROOT / base / ref).exists() for base in BASES)
+    return any((ROOT / base / ref).exists() and _inside(ROOT / base / ref) for base in BASES)
 
 
 def test_readme_is_a_front_door() -> None:
