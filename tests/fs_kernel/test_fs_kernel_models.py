@@ -134,3 +134,37 @@ def test_gurobi_certifies_gaussian_minlp_when_licensed():
     assert r.objective == pytest.approx(opt.objective, rel=1e-6)
     assert np.array_equal(r.beta, opt.beta)
     assert r.bound <= opt.objective + 1e-4 * abs(opt.objective)
+
+
+def test_a_failed_start_is_skipped_and_the_best_of_the_others_returned(monkeypatch):
+    """relax-round over 3 starts with start 1's NLP failing (no point): the result is the best
+    of starts 0 and 2, each as run alone; start 1 is recorded with its message. When every
+    start fails, the call fails."""
+    from sparsekm.algorithms.fs_kernel import relax_round as module
+    from sparsekm.algorithms.fs_kernel.multistart import solve_fs_kernel
+    from sparsekm.models.fs_kernel import random_masks
+    from sparsekm.solvers import SolveFailedError
+
+    p = _tiny("poly")
+    masks = random_masks(p.n, p.B, 3, 0)
+    alone = [relax_round(p, beta_in=m) for m in masks]
+    real = module.continuous
+
+    def failing(problem, plan, beta_in, form):
+        if np.array_equal(beta_in, masks[1]) or fail_all:
+            res = real(problem, plan, beta_in=beta_in, form=form)
+            res.values = {}
+            res.message = "Ipopt: unrecoverable error"
+            return res
+        return real(problem, plan, beta_in=beta_in, form=form)
+
+    monkeypatch.setattr(module, "continuous", failing)
+    fail_all = False
+    res = solve_fs_kernel(p, "relax-round", SolverPlan(), starts=3)
+    best = min((alone[0], alone[2]), key=lambda r: p.sign * r.objective)
+    assert res.objective == best.objective and res.selected == best.selected
+    assert res.extra["starts"][1]["status"] == "error"
+    assert "unrecoverable" in res.extra["starts"][1]["message"]
+    fail_all = True
+    with pytest.raises(SolveFailedError, match="all 3 starts failed"):
+        solve_fs_kernel(p, "relax-round", SolverPlan(), starts=3)

@@ -6,6 +6,9 @@ returned and the per-start objectives and times are in ``extra["starts"]``. Star
 independent, so they run on ``plan.executor`` (local processes or Dask) when given; start k
 uses mask k of ``random_masks(n, B, starts, seed)`` and seed ``seed + k`` whatever the number
 of workers, so the answer does not depend on it. All starts share the plan's one deadline.
+A start whose solver fails (e.g. Ipopt's "unrecoverable error" in relax-round) is recorded
+in ``extra["starts"]`` with its message and the best of the others is returned; only when
+every start fails does the call fail.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from sparsekm.declare import Spec
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
 from sparsekm.parallel import as_executor
 from sparsekm.registry import Entry
-from sparsekm.solvers import Result, SolverPlan
+from sparsekm.solvers import Result, SolveFailedError, SolverPlan
 
 from ..api import front_door, solve
 
@@ -38,8 +41,12 @@ class MultiStart:
 
 
 def _one(entry: Entry, problem: FSKernelProblem, plan: SolverPlan, options: dict[str, Any]
-         ) -> Result:
-    return entry.run(problem, plan, **options)
+         ) -> Result | str:
+    """One start: its Result, or the solver's failure message."""
+    try:
+        return entry.run(problem, plan, **options)
+    except SolveFailedError as exc:
+        return str(exc)
 
 
 @front_door("fs-kernel", own=MultiStart)
@@ -54,10 +61,15 @@ def _run(problem: FSKernelProblem, entry: Entry, plan: SolverPlan, options: dict
     ex = as_executor(plan.executor)
     shared = replace(plan, executor=None)   # every start spends the one deadline
     runs = ex.map(_one, [entry] * len(opts), [problem] * len(opts), [shared] * len(opts), opts)
-    k_best = min(range(len(runs)), key=lambda k: (problem.sign * runs[k].objective, k))
+    ok = [k for k, r in enumerate(runs) if isinstance(r, Result)]
+    if not ok:
+        raise SolveFailedError(f"all {len(runs)} starts failed; the first: {runs[0]}")
+    k_best = min(ok, key=lambda k: (problem.sign * runs[k].objective, k))
     best = runs[k_best]
     best.extra["starts"] = [{"objective": r.objective, "time_s": r.time_s,
-                             "selected": r.selected, "status": r.status.value} for r in runs]
+                             "selected": r.selected, "status": r.status.value}
+                            if isinstance(r, Result) else {"status": "error", "message": r}
+                            for r in runs]
     best.extra["best_start"] = k_best
     best.time_s = plan.clock.elapsed()
     return best
