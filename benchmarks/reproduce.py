@@ -147,7 +147,8 @@ def page(measured: dict[str, dict[str, Any]]) -> str:
            "hand. Each paper table is a bench config run on 2 workers, in full or as far as "
            "the time allowed (then the row says how far, and the note what the part "
            "shows); every row names its config, the runs done out of the grid, their run "
-           "time (the sum of the runs' wall times on this shared 2-core machine), the verdict, and the report that "
+           "time (the sum of the runs' wall times on this shared 2-core machine), the "
+           "verdict, and the report that "
            "puts ours beside the paper's values.", "",
            "Verdicts compare each of our columns with the paper's over the rows both have: "
            "accuracies within 2 points on average are **reproduced** (within 5: **close**), "
