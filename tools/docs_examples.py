@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,23 +66,36 @@ def run(name: str, command: str) -> float:
     return seconds
 
 
-def main(names: list[str]) -> int:
-    OUT.mkdir(parents=True, exist_ok=True)
-    chosen = names or list(EXAMPLES)
-    unknown = [n for n in chosen if n not in EXAMPLES]
-    if unknown:
-        print(f"unknown examples {unknown}; known: {list(EXAMPLES)}", file=sys.stderr)
-        return 2
-    record = OUT / "RUN.txt"
+def record_runs(out: Path, examples: dict[str, str], chosen: list[str],
+                run_one: Callable[[str, str], float]) -> None:
+    """Run ``chosen`` of ``examples`` by ``run_one`` and keep each one's wall time, date and
+    machine load in ``out/RUN.txt`` (the other examples' lines stay)."""
+    record = out / "RUN.txt"
     lines = dict(line.split(": ", 1) for line in record.read_text().splitlines()
                  if ": " in line) if record.exists() else {}
     for name in chosen:
-        seconds = run(name, EXAMPLES[name])
+        seconds = run_one(name, examples[name])
         stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         lines[name] = (f"{seconds:.1f} s wall, {stamp}, {os.cpu_count()} cores, load average "
                        f"{os.getloadavg()[0]:.1f}")
         print(f"{name}: {lines[name]}", flush=True)
-    record.write_text("".join(f"{k}: {v}\n" for k, v in lines.items() if k in EXAMPLES))
+    record.write_text("".join(f"{k}: {v}\n" for k, v in lines.items() if k in examples))
+
+
+def unknown_names(chosen: list[str], examples: dict[str, str]) -> bool:
+    """True (after saying so on stderr) when ``chosen`` names an example that does not exist."""
+    unknown = [n for n in chosen if n not in examples]
+    if unknown:
+        print(f"unknown examples {unknown}; known: {list(examples)}", file=sys.stderr)
+    return bool(unknown)
+
+
+def main(names: list[str]) -> int:
+    OUT.mkdir(parents=True, exist_ok=True)
+    chosen = names or list(EXAMPLES)
+    if unknown_names(chosen, EXAMPLES):
+        return 2
+    record_runs(OUT, EXAMPLES, chosen, run)
     return 0
 
 

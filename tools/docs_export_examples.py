@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from docs_examples import record_runs, unknown_names
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "examples" / "export"
 SCRATCH = Path(os.environ.get("SPARSEKM_EXAMPLES", "/tmp/sparsekm-export-examples"))
@@ -85,22 +87,11 @@ def run(name: str, command: str) -> float:
 
 def main(names: list[str]) -> int:
     chosen = names or list(EXAMPLES)
-    unknown = [n for n in chosen if n not in EXAMPLES]
-    if unknown:
-        print(f"unknown examples {unknown}; known: {list(EXAMPLES)}", file=sys.stderr)
+    if unknown_names(chosen, EXAMPLES):
         return 2
     if not names or not SCRATCH.exists():
         _scratch()
-    record = OUT / "RUN.txt"
-    lines = dict(line.split(": ", 1) for line in record.read_text().splitlines()
-                 if ": " in line) if record.exists() else {}
-    for name in chosen:
-        seconds = run(name, EXAMPLES[name])
-        stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-        lines[name] = (f"{seconds:.1f} s wall, {stamp}, {os.cpu_count()} cores, load average "
-                       f"{os.getloadavg()[0]:.1f}")
-        print(f"{name}: {lines[name]}", flush=True)
-    record.write_text("".join(f"{k}: {v}\n" for k, v in lines.items() if k in EXAMPLES))
+    record_runs(OUT, EXAMPLES, chosen, run)
     return 0
 
 
