@@ -101,6 +101,33 @@ def _pair_step(alpha, G, y, C, i, j, q):
 
 
 @njit(cache=True, nogil=True)
+def _select(alpha, G, y, C, diag, Ki, gmax, i):
+    """libsvm's second-order choice of j for the pair (i, j); returns (j, m(alpha) gap)."""
+    m = alpha.shape[0]
+    gmax2, j, best = -np.inf, -1, np.inf
+    for t in range(m):
+        if y[t] > 0.0:
+            if alpha[t] <= 0.0:
+                continue
+            v = G[t]
+        else:
+            if alpha[t] >= C:
+                continue
+            v = -G[t]
+        if v >= gmax2:
+            gmax2 = v
+        gd = gmax + v
+        if gd > 0.0:
+            q = diag[i] + diag[t] - 2.0 * Ki[t]
+            if q <= 0.0:
+                q = TAU
+            od = -gd * gd / q
+            if od <= best:
+                best, j = od, t
+    return j, gmax + gmax2
+
+
+@njit(cache=True, nogil=True)
 def dcd_run(XS, y, C, st, tol, max_iter, cutoff):
     """Pair updates from a consistent ``st`` = (alpha, w, G, diag) until the maximal KKT
     violation m(alpha) - M(alpha) < tol (CONVERGED), the dual value reaches ``cutoff``
@@ -133,27 +160,8 @@ def dcd_run(XS, y, C, st, tol, max_iter, cutoff):
             for f in range(k):
                 s += XS[t, f] * XS[i, f]
             Ki[t] = s
-        gmax2, j, best = -np.inf, -1, np.inf  # j by the second-order rule over I_low
-        for t in range(m):
-            if y[t] > 0.0:
-                if alpha[t] <= 0.0:
-                    continue
-                v = G[t]
-            else:
-                if alpha[t] >= C:
-                    continue
-                v = -G[t]
-            if v >= gmax2:
-                gmax2 = v
-            gd = gmax + v
-            if gd > 0.0:
-                q = diag[i] + diag[t] - 2.0 * Ki[t]
-                if q <= 0.0:
-                    q = TAU
-                od = -gd * gd / q
-                if od <= best:
-                    best, j = od, t
-        if gmax + gmax2 < tol or j < 0:
+        j, viol = _select(alpha, G, y, C, diag, Ki, gmax, i)  # second order, over I_low
+        if viol < tol or j < 0:
             return it, CONVERGED
         q = diag[i] + diag[j] - 2.0 * Ki[j]
         dai, daj = _pair_step(alpha, G, y, C, i, j, q if q > 0.0 else TAU)

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from .certificate import certificate
-from .dcd import CONVERGED, CUT_OFF, ITERATION_LIMIT, TAU, _pair_step
+from .dcd import CONVERGED, CUT_OFF, ITERATION_LIMIT, TAU, _pair_step, _select
 from .status import ABOVE, BELOW, UNDECIDED
 
 __all__ = ["exchange_below", "gram_state"]
@@ -70,33 +70,6 @@ def _row(K, Xt, change, i, out):
         if a != 0.0:
             for t in range(m):
                 out[t] += a * Xt[f, t]
-
-
-@njit(cache=True, nogil=True)
-def _select(alpha, G, y, C, diag, Ki, gmax, i):
-    """libsvm's second-order choice of j for the pair (i, j); returns (j, m(alpha) gap)."""
-    m = alpha.shape[0]
-    gmax2, j, best = -np.inf, -1, np.inf
-    for t in range(m):
-        if y[t] > 0.0:
-            if alpha[t] <= 0.0:
-                continue
-            v = G[t]
-        else:
-            if alpha[t] >= C:
-                continue
-            v = -G[t]
-        if v >= gmax2:
-            gmax2 = v
-        gd = gmax + v
-        if gd > 0.0:
-            q = diag[i] + diag[t] - 2.0 * Ki[t]
-            if q <= 0.0:
-                q = TAU
-            od = -gd * gd / q
-            if od <= best:
-                best, j = od, t
-    return j, gmax + gmax2
 
 
 @njit(cache=True, nogil=True)
