@@ -185,8 +185,15 @@ def build(cmd: Any) -> Callable[..., None]:
     if cmd.kind is not None:
         params.append(inspect.Parameter("option", inspect.Parameter.KEYWORD_ONLY, default=None,
                                         annotation=OptionItems))
-    params.append(inspect.Parameter("json_out", inspect.Parameter.KEYWORD_ONLY, default=False,
-                                    annotation=JsonFlag))
+    return signed(command, params, cmd)
+
+
+def signed(command: Callable[..., None], params: list[inspect.Parameter], cmd: Any
+           ) -> Callable[..., None]:
+    """``command`` with the signature Typer reads: ``params`` plus ``--json``, and the
+    command's help and name."""
+    params = [*params, inspect.Parameter("json_out", inspect.Parameter.KEYWORD_ONLY,
+                                         default=False, annotation=JsonFlag)]
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in params}
     command.__doc__ = cmd.help

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .build import JsonFlag, _option, cli_errors, emit, stdout_to_stderr
+from .build import _option, cli_errors, emit, signed, stdout_to_stderr
 
 __all__ = ["check_app", "export_app"]
 
@@ -53,13 +53,7 @@ def _command(cmd: Any) -> Any:
         ann, default = _option(p)
         params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
                                         annotation=ann))
-    params.append(inspect.Parameter("json_out", inspect.Parameter.KEYWORD_ONLY, default=False,
-                                    annotation=JsonFlag))
-    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-    command.__annotations__ = {p.name: p.annotation for p in params}
-    command.__doc__ = cmd.help
-    command.__name__ = f"{cmd.action}_{cmd.problem.replace('-', '_')}"
-    return command
+    return signed(command, params, cmd)
 
 
 def _group(help_text: str, commands: dict[str, Any]) -> typer.Typer:
