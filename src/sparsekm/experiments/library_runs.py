@@ -25,6 +25,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from sparsekm.algorithms.tree.checkpoint import CheckpointError
 from sparsekm.run.errors import UserError
 
 from .library import Instance, load_records, save_record
@@ -116,7 +117,7 @@ def certify(inst: Instance, root: Path, time_limit: float) -> dict[str, Any]:
     try:
         payload = run_command("solve", inst.problem, given, options)
     except UserError as err:           # a checkpoint of other search options: start afresh
-        if ckpt is None or not ckpt.exists() or str(ckpt) not in str(err):
+        if ckpt is None or not isinstance(err.__cause__, CheckpointError):
             raise
         warnings.warn(f"{inst.name}: {err}; the checkpoint is replaced by a new search",
                       stacklevel=2)

@@ -31,8 +31,8 @@ def execute(call: Call) -> dict[str, Any]:
         return call.command.runner(call)
     except UserError:
         raise
-    except ParamError as exc:
-        raise call.error(exc) from None
+    except ParamError as exc:   # the cause stays (e.g. a CheckpointError), shown in one line
+        raise call.error(exc) from exc
 
 
 def run(action: str, problem: str, given: dict[str, Any], options: dict[str, Any] | None = None,
