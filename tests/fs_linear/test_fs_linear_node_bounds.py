@@ -129,6 +129,34 @@ def test_certificates_never_exceed_the_node_optimum(bound: str, seed: int) -> No
         assert kids[1][i] <= max(in_opt, task.ub) * (1 + 1e-9)
 
 
+def test_box_node_bound_at_an_expired_clock_is_still_certified() -> None:
+    """A node whose time is up (the tree hands the form its task's deadline): the box form
+    makes no QP solve and returns the weak-duality bound at the start multipliers, which is
+    still at most the node's enumerated optimum, and so are its children's bounds."""
+    from sparsekm.solvers.plan import Deadline
+
+    p, F1, free, k = _node(0)
+    sup = _node_supports(p, F1, free, k)
+    opt = min(s[0] for s in sup)
+    form = FORMS["box"]
+    ctx = form.prepare(p, SolverPlan(), math.inf)
+    task = NodeTask(np.array(F1), np.array(free), k, ub=1.02 * opt, context=ctx,
+                    alpha0=ctx.get("alpha_root"))
+    done = SolverPlan(time_limit=1e-9).with_(deadline=Deadline(1e-9))
+    sol = form.solve(p, done, task)
+    assert sol.solves == 0 and sol.status == "time limit"
+    assert sol.bound <= opt * (1 + 1e-9)
+    assert sol.bound == pytest.approx(box_node_certificate(
+        p, task.alpha0, task, incumbent_intervals(p, task, (ctx["alpha_root"], task.alpha0))
+    )[0], rel=1e-12)
+    kids = form.child_bounds(sol, task)
+    for i, j in enumerate(free):
+        out_opt = min([s[0] for s in sup if j not in s[2]], default=math.inf)
+        in_opt = min([s[0] for s in sup if j in s[2]], default=math.inf)
+        assert kids[0][i] <= max(out_opt, task.ub) * (1 + 1e-9)
+        assert kids[1][i] <= max(in_opt, task.ub) * (1 + 1e-9)
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_incumbent_intervals_hold_every_better_support(seed: int) -> None:
     """The lemma of node_bigm: every support of the node with objective <= UB has its w_j

@@ -178,9 +178,10 @@ class LinearTree(TreeProblem):
             inc.value(list(range(p.n)))
             start.solutions = inc.solutions
             return start
+        timed = self.plan.with_(deadline=plan.clock)      # the node forms keep the limit
         self.context = ctx.stage("node-bound context",
-                                 lambda: self.form.prepare(p, self.plan, math.inf))
-        rel = ctx.stage("relaxation", self._root_relaxation)
+                                 lambda: self.form.prepare(p, timed, math.inf))
+        rel = ctx.stage("relaxation", lambda: self._root_relaxation(timed))
         rc = HeuristicContext(p, ctx, inc, self.search, self.heuristic_share, self.gap_tol,
                               self.node_rules())
         root_incumbent(rc, rel["v"], rel["score"], self.root_search)
@@ -198,12 +199,13 @@ class LinearTree(TreeProblem):
                       f"gap {relative_gap(inc.ub, bound) or 0:.3e}")
         return start
 
-    def _root_relaxation(self) -> dict[str, Any]:
-        """The root node's relaxation by the node form, before any incumbent, as plain data
-        (v and the scores on all features: the ranking of the root heuristics)."""
+    def _root_relaxation(self, plan: SolverPlan) -> dict[str, Any]:
+        """The root node's relaxation by the node form (within ``plan``'s clock), before any
+        incumbent, as plain data (v and the scores on all features: the ranking of the root
+        heuristics)."""
         p = self.problem
         task = NodeTask.root(p, extra=self.extra, context=self.context)
-        return as_data(self.form.solve(p, self.plan, task), p.n)
+        return as_data(self.form.solve(p, plan, task), p.n)
 
     def support_values(self, work: Work, keys: list[tuple[int, ...]],
                        deadline: Deadline) -> list[float]:
@@ -247,7 +249,7 @@ class LinearTree(TreeProblem):
                             cutoff=self.cutoff(inc.ub), W0=node["W"],
                             alpha0=None if alpha is None else alpha.astype(float),
                             extra=self.extra, context=self.context)
-            nb = self.form.solve(p, self.plan, task)
+            nb = self.form.solve(p, self.plan.with_(deadline=deadline), task)
             out.stats["socp_solves"] = nb.solves
             b = max(nb.bound, bound)
             if depth == 0:

@@ -171,7 +171,7 @@ def _solve_restricted(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray
         return a, v, "optimal" if ok else "inaccurate"
     rows = problem if R is None else replace(problem, X=X[R], y=y[R])
     qp = node_dual_qp(rows, F1, W, k)
-    res = solve(qp, solver=plan.relax_solver)
+    res = solve(qp, solver=plan.relax_solver, time_limit=plan.clock.cap(None))
     if not res.has_solution:
         return None, None, res.status.value
     a = res.values["alpha"]

@@ -128,7 +128,7 @@ def _restricted(problem: FSLinearProblem, plan: SolverPlan, task: NodeTask,
                 box: tuple[np.ndarray, np.ndarray], W: np.ndarray
                 ) -> tuple[np.ndarray | None, np.ndarray | None, str]:
     qp = node_box_qp(problem, task, W, box)
-    res = solve(qp, solver=plan.relax_solver)
+    res = solve(qp, solver=plan.relax_solver, time_limit=plan.clock.cap(None))
     z = getattr(getattr(res, "raw", None), "z", None)
     if not res.has_solution or z is None:
         if res.has_solution:
@@ -170,6 +170,9 @@ class BoxNode(NodeForm):
         W = _grow(W, free, score0, max(min(free.size, k + task.extra) - W.size, 0))
         best, status = None, "no solution"
         for rnd in range(1, max(task.rounds, 1) + 1):
+            if plan.clock.expired():
+                status = "time limit"
+                break
             alpha, v, status = _restricted(problem, plan, task, box, W)
             if alpha is None or v is None:
                 break
@@ -185,6 +188,11 @@ class BoxNode(NodeForm):
             if val > task.cutoff or viol.size == 0:
                 break
             W = _grow(W, viol, phi, task.extra)
+        if best is None and plan.clock.expired():   # weak duality at the start: still a bound
+            val, a, phi, tau = box_node_certificate(problem, a0, task, box)
+            s = problem.X.T @ (a * problem.y)
+            best = NodeSolution(val, a, 2.0 * huber(s, *box), np.zeros(W.size), W.copy(), 0,
+                                status, info={"phi": phi, "tau": tau, "psi": huber(s, *box)})
         if best is None:
             raise RuntimeError(f"the box node relaxation failed ({status})")
         best.W_next = np.union1d(best.W[best.v > 1e-6],

@@ -119,7 +119,7 @@ def _conic(problem: FSLinearProblem, plan: SolverPlan, task: NodeTask,
            ) -> tuple[np.ndarray | None, np.ndarray | None, str]:
     lo, hi = box
     qp = node_dscomp_qp(problem, task, W, lo, hi)
-    res = solve(qp, solver=plan.relax_solver)
+    res = solve(qp, solver=plan.relax_solver, time_limit=plan.clock.cap(None))
     if not res.has_solution:
         return None, None, res.status.value
     a = res.values["alpha"]
