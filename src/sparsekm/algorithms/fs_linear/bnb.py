@@ -299,7 +299,8 @@ class LinearTree(TreeProblem):
                 out.stats["inherited_branchings"] = out.stats.get("inherited_branchings", 0) + 1
                 return F1, free, k, got[0], bounds, got[1]
         if strong:
-            st = strong_branch(self.form, self.problem, self.plan, nb, task,
+            st = strong_branch(self.form, self.problem, self.plan.with_(deadline=inc.deadline),
+                               nb, task,
                                (self.strong_candidates, self.strong_rounds), out)
             if st.pruned or len(st.fix_in) > k:
                 return None
