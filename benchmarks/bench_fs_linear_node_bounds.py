@@ -358,8 +358,12 @@ def plot(args: argparse.Namespace) -> None:
     cases = sorted({(r["data"], r["params"]["B"], r["params"]["C"]) for r in runs})
     if not cases:
         raise SystemExit(f"no stored runs with a bound trace in {store}")
-    fig, axes = plt.subplots(1, len(cases), figsize=(4.2 * len(cases), 3.4), squeeze=False)
-    for ax, case in zip(axes[0], cases):
+    cols = min(len(cases), 4)                                 # panels wrap after four
+    rows = -(-len(cases) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
+    for ax in axes.flat[len(cases):]:
+        ax.set_visible(False)
+    for ax, case in zip(axes.flat, cases):
         for r in sorted(runs, key=lambda r: str(r["params"].get("node_bound"))):
             if (r["data"], r["params"]["B"], r["params"]["C"]) != case:
                 continue
@@ -369,7 +373,7 @@ def plot(args: argparse.Namespace) -> None:
             nb = str(r["params"].get("node_bound", "?"))
             ax.semilogy(tr[:, 0], 100 * gap, label=nb, color=COLORS.get(nb))
         ax.set_title(f"{case[0]} B={case[1]} C={case[2]:g}")
-        ax.set_xlabel("seconds (2 workers, loaded machine)")
+        ax.set_xlabel("seconds (2 workers)")
         ax.set_ylabel("certified gap to the final incumbent, %")
         ax.legend()
     fig.tight_layout()
