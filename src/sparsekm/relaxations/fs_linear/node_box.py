@@ -176,11 +176,10 @@ class BoxNode(NodeForm):
             alpha, v, status = _restricted(problem, plan, task, box, W)
             if alpha is None or v is None:
                 break
-            val, a, phi, tau = box_node_certificate(problem, alpha, task, box)
+            cert = box_node_certificate(problem, alpha, task, box)
+            val, phi = cert[0], cert[2]
             if best is None or val > best.bound:
-                s = problem.X.T @ (a * problem.y)
-                best = NodeSolution(val, a, 2.0 * huber(s, *box), v, W.copy(), rnd, status,
-                                    info={"phi": phi, "tau": tau, "psi": huber(s, *box)})
+                best = _solution(problem, cert, box, (v, W.copy()), status)
             best.solves = rnd
             inW = np.zeros(n, bool)
             inW[W] = True
@@ -189,10 +188,9 @@ class BoxNode(NodeForm):
                 break
             W = _grow(W, viol, phi, task.extra)
         if best is None and plan.clock.expired():   # weak duality at the start: still a bound
-            val, a, phi, tau = box_node_certificate(problem, a0, task, box)
-            s = problem.X.T @ (a * problem.y)
-            best = NodeSolution(val, a, 2.0 * huber(s, *box), np.zeros(W.size), W.copy(), 0,
-                                status, info={"phi": phi, "tau": tau, "psi": huber(s, *box)})
+            best = _solution(problem, box_node_certificate(problem, a0, task, box), box,
+                             (np.zeros(W.size), W.copy()), status)
+            best.solves = 0
         if best is None:
             raise RuntimeError(f"the box node relaxation failed ({status})")
         best.W_next = np.union1d(best.W[best.v > 1e-6],
@@ -204,6 +202,17 @@ class BoxNode(NodeForm):
         phi, psi, tau = sol.info["phi"][task.free], sol.info["psi"][task.free], sol.info["tau"]
         g = sol.bound
         return g + phi, np.maximum(g, g + tau + phi - psi)
+
+
+def _solution(problem: FSLinearProblem, cert: tuple[float, np.ndarray, np.ndarray, float],
+              box: tuple[np.ndarray, np.ndarray], vW: tuple[np.ndarray, np.ndarray],
+              status: str) -> NodeSolution:
+    """The node solution of a certificate (bound, feasible alpha, phi, tau) of
+    :func:`box_node_certificate`, with the relaxed selection v on the working set W."""
+    val, a, phi, tau = cert
+    psi = huber(problem.X.T @ (a * problem.y), *box)
+    return NodeSolution(val, a, 2.0 * psi, vW[0], vW[1], 1, status,
+                        info={"phi": phi, "tau": tau, "psi": psi})
 
 
 def _grow(W: np.ndarray, cand: np.ndarray, score: np.ndarray, count: int) -> np.ndarray:
