@@ -129,26 +129,33 @@ def test_certificates_never_exceed_the_node_optimum(bound: str, seed: int) -> No
         assert kids[1][i] <= max(in_opt, task.ub) * (1 + 1e-9)
 
 
-def test_box_node_bound_at_an_expired_clock_is_still_certified() -> None:
-    """A node whose time is up (the tree hands the form its task's deadline): the box form
-    makes no QP solve and returns the weak-duality bound at the start multipliers, which is
-    still at most the node's enumerated optimum, and so are its children's bounds."""
+@pytest.mark.parametrize("name", BOUNDS)
+def test_node_bound_at_an_expired_clock_is_still_certified(name: str) -> None:
+    """A node whose time is up (the tree hands the form its task's deadline): the form makes
+    no conic solve and returns the weak-duality bound at the start multipliers (the parent's),
+    which is still at most the node's enumerated optimum, and so are its children's bounds."""
+    from sparsekm.relaxations.fs_linear.node import node_certificate
+    from sparsekm.relaxations.fs_linear.node_form import feasible_alpha
     from sparsekm.solvers.plan import Deadline
 
     p, F1, free, k = _node(0)
     sup = _node_supports(p, F1, free, k)
     opt = min(s[0] for s in sup)
-    form = FORMS["box"]
+    form = FORMS[name]
     ctx = form.prepare(p, SolverPlan(), math.inf)
+    root = solve_node(p, SolverPlan(), np.zeros(0, int), np.arange(p.n), p.B)
     task = NodeTask(np.array(F1), np.array(free), k, ub=1.02 * opt, context=ctx,
-                    alpha0=ctx.get("alpha_root"))
+                    alpha0=root.alpha)
     done = SolverPlan(time_limit=1e-9).with_(deadline=Deadline(1e-9))
     sol = form.solve(p, done, task)
     assert sol.solves == 0 and sol.status == "time limit"
     assert sol.bound <= opt * (1 + 1e-9)
-    assert sol.bound == pytest.approx(box_node_certificate(
-        p, task.alpha0, task, incumbent_intervals(p, task, (ctx["alpha_root"], task.alpha0))
-    )[0], rel=1e-12)
+    box = incumbent_intervals(p, task, (ctx.get("alpha_root"), task.alpha0))
+    a0 = feasible_alpha(p, task.alpha0)
+    expected = {"perspective": lambda: node_certificate(p, a0, task.F1, task.free, k)[0],
+                "dscomp": lambda: bigm_certificate(p, a0, task, *box)[0],
+                "box": lambda: box_node_certificate(p, task.alpha0, task, box)[0]}[name]()
+    assert sol.bound == pytest.approx(expected, rel=1e-12)
     kids = form.child_bounds(sol, task)
     for i, j in enumerate(free):
         out_opt = min([s[0] for s in sup if j not in s[2]], default=math.inf)

@@ -258,7 +258,8 @@ def solve_node_task(problem: FSLinearProblem, plan: SolverPlan, task: NodeTask) 
 
     R = _initial_rows(problem, task.alpha0)
     return column_generation(problem, task, certify, restricted,
-                             rows=None if R is None else (R, violated), label=plan.relax_solver)
+                             rows=None if R is None else (R, violated), label=plan.relax_solver,
+                             expired=plan.clock.expired)
 
 
 @dataclass(frozen=True)

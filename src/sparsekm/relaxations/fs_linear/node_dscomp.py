@@ -170,7 +170,8 @@ class DSCoMPNode(NodeForm):
                 return _native(problem, task, box, W, start)
             return _conic(problem, plan, task, box, W)
 
-        sol = column_generation(problem, task, certify, restricted, label=plan.relax_solver)
+        sol = column_generation(problem, task, certify, restricted, label=plan.relax_solver,
+                                expired=plan.clock.expired)
         sol.info["intervals"] = box
         return sol
 

@@ -179,7 +179,8 @@ def _pad(task: NodeTask, W: np.ndarray, score: np.ndarray, target: int) -> np.nd
 
 def column_generation(problem: FSLinearProblem, task: NodeTask, certify: Certify,
                       restricted: Restricted, rows: tuple[np.ndarray, Callable] | None = None,
-                      label: str | None = None) -> NodeSolution:
+                      label: str | None = None, expired: Callable[[], bool] | None = None
+                      ) -> NodeSolution:
     """Maximise a top-k separable node bound by column generation; every iterate certified.
 
     ``certify(alpha)`` -> (bound at the feasible alpha nearest, that alpha, score per feature)
@@ -192,7 +193,9 @@ def column_generation(problem: FSLinearProblem, task: NodeTask, certify: Certify
     whole node up to the solver's tolerance: no support outside W does better at alpha), when
     the bound exceeds ``task.cutoff`` (the node is pruned) or after ``task.rounds``. ``rows =
     (R, violated)``: a sample working set and ``violated(alpha, W, v, R)``, the samples to add
-    (row generation). Needs 0 < k < |free|.
+    (row generation). ``expired()`` true: the time limit is reached; no further round starts,
+    and when none has completed the bound is the weak-duality value at the start multipliers
+    (still certified, ``solves = 0``). Needs 0 < k < |free|.
     """
     free, k, extra = task.free, task.k, task.extra
     if not 0 < k < free.size:
@@ -204,13 +207,16 @@ def column_generation(problem: FSLinearProblem, task: NodeTask, certify: Certify
     W = np.zeros(0, int) if W0 is None else np.asarray(W0, int)[in_free[np.asarray(W0, int)]]
     target = min(free.size, k + extra)
     start = task.alpha0
+    a0 = feasible_alpha(problem, np.full(problem.m, problem.C / 2) if start is None else start)
     if W.size < target:
-        a0 = np.full(problem.m, problem.C / 2) if start is None else start
-        W = _pad(task, W, certify(feasible_alpha(problem, a0))[2], target)
+        W = _pad(task, W, certify(a0)[2], target)
     R, violated = (None, None) if rows is None else rows
     best: NodeSolution | None = None
     status = "no solution"
     for rnd in range(1, max(task.rounds, 1) + 1):
+        if expired is not None and expired():
+            status = "time limit"
+            break
         alpha, v, status = restricted(W, start, R)
         if alpha is None or v is None:
             break
@@ -234,6 +240,9 @@ def column_generation(problem: FSLinearProblem, task: NodeTask, certify: Certify
         if viol.size == 0 and new_rows.size == 0:
             break
         W = np.concatenate([W, viol[np.argsort(-score[viol], kind="stable")][:extra]])
+    if best is None and status == "time limit":    # weak duality at the start: still a bound
+        val, a, score = certify(a0)
+        best = NodeSolution(val, a, score, np.zeros(W.size), W.copy(), 0, status)
     if best is None:
         raise RuntimeError(f"the node relaxation failed ({status}) with solver "
                            f"{label or 'default'}; try another --relax-solver")
