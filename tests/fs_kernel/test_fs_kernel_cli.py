@@ -121,3 +121,31 @@ def test_load_time_is_reported_apart_and_changes_nothing():
         assert entry.warm_up is not None
         registry.load_compiled(entry)
         assert registry.load_compiled(entry) == 0.0  # once per process
+
+
+def test_json_with_a_failed_start_lists_it_as_null(monkeypatch):
+    """relax-round over 3 starts, start 1's NLP failing (as Ipopt's "unrecoverable error"
+    does): the command still answers with the best of the others, and its per-start lists
+    hold null for the failed start (the bench's box plots skip it)."""
+    import numpy as np
+
+    from sparsekm.algorithms.fs_kernel import relax_round as module
+
+    real, calls = module.continuous, []
+
+    def failing(problem, plan, beta_in, form):
+        res = real(problem, plan, beta_in=beta_in, form=form)
+        calls.append(np.asarray(beta_in).copy())
+        if len(calls) == 2:
+            res.values = {}
+            res.message = "Ipopt: unrecoverable error"
+        return res
+
+    monkeypatch.setattr(module, "continuous", failing)
+    r = _run("--rows", "40", "--method", "relax-round", "--sense", "paper", "--starts", "3",
+             "--workers", "1", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["start_objectives"][1] is None and out["start_times_s"][1] is None
+    others = [out["start_objectives"][k] for k in (0, 2)]
+    assert None not in others and out["objective"] == pytest.approx(min(others))

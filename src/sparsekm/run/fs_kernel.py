@@ -4,7 +4,7 @@ Methods are the registered ones (``sparsekm methods fs-kernel``). JSON: objectiv
 alpha of the dual (3) at the chosen mask (negative); ``--sense margin`` (the default, shared
 with the estimator) maximizes it (sense "max": an ``upper_bound``), ``--sense paper``
 minimizes it as (4) is printed (to reproduce the paper's tables). ``start_objectives`` lists
-the per-start objectives.
+the per-start objectives (null for a start whose solver failed).
 
 ``time_s`` is the search alone; loading the compiled code of the method (numba's on-disk
 cache, scikit-learn's libsvm; ~0.3 s in a fresh process, once) is reported as ``load_s``.
@@ -98,8 +98,9 @@ def run_solve(call: Call) -> dict[str, Any]:
     if split.test is not None:
         extra["test_accuracy"] = accuracy(decision(res, problem, split.test.X), split.test.y)
     if "starts" in res.extra:
-        extra["start_objectives"] = [s["objective"] for s in res.extra["starts"]]
-        extra["start_times_s"] = [s["time_s"] for s in res.extra["starts"]]
+        # a failed start (recorded with its message) has no value: null
+        extra["start_objectives"] = [s.get("objective") for s in res.extra["starts"]]
+        extra["start_times_s"] = [s.get("time_s") for s in res.extra["starts"]]
     extra.update({k: res.extra[k] for k in REPORTED if k in res.extra})
     params = {**call.params(), "B": problem.B}
     return payload_from(res, problem=PROBLEM, method=entry.name, ds=split.ds, params=params,
