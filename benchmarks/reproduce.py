@@ -62,6 +62,8 @@ NOTES_BY_CONFIG: dict[str, dict[str, Any]] = (tomllib.loads(NOTES.read_text())
 
 
 def _hours(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
     return f"{seconds / 3600:.1f} h" if seconds >= 5400 else f"{seconds / 60:.0f} min"
 
 
@@ -117,7 +119,7 @@ def _section(stem: str, what: str, m: dict[str, Any]) -> list[str]:
              f"Config `benchmarks/configs/{stem}.toml` ({cfg.description}): "
              f"{c['done']} of {c['total']} runs done, {c['failed']} failed, {c['pending']} "
              f"pending; {_hours(m['run_s'])} of run time summed over the runs "
-             f"({m['workers']} worker processes). Verdict: **{m['verdict']}**.", ""]
+             f"({m['workers']} worker process{'es' if m['workers'] != 1 else ''}). Verdict: **{m['verdict']}**.", ""]
     if m["found"]:
         lines += ["Ours vs the paper's (means over the rows where both exist):", ""]
         lines += [f"- {p.describe()}" for p in m["found"]]
