@@ -119,7 +119,8 @@ def _section(stem: str, what: str, m: dict[str, Any]) -> list[str]:
              f"Config `benchmarks/configs/{stem}.toml` ({cfg.description}): "
              f"{c['done']} of {c['total']} runs done, {c['failed']} failed, {c['pending']} "
              f"pending; {_hours(m['run_s'])} of run time summed over the runs "
-             f"({m['workers']} worker process{'es' if m['workers'] != 1 else ''}). Verdict: **{m['verdict']}**.", ""]
+             f"({m['workers']} worker process{'es' if m['workers'] != 1 else ''}). "
+             f"Verdict: **{m['verdict']}**.", ""]
     if m["found"]:
         lines += ["Ours vs the paper's (means over the rows where both exist):", ""]
         lines += [f"- {p.describe()}" for p in m["found"]]
