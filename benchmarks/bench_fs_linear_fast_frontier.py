@@ -10,10 +10,17 @@
     1-swap decided by the warm pair updates of the compiled engine, one at a time: how many
     are proofs that the move does not improve, and pair updates and microseconds per decision.
 
+``sacrifices`` -- at the same local optima (and colorectal B = 20, dlbcl B = 10), with each
+    dual point solved to 1e-10 by the interior point: how many of the screened-in 1-swaps
+    (p out, j in) are refuted by the removal dual of S - p alone (the engine's second
+    screen), and by the best point of the segment between it and the addition dual of S + j
+    (the forward sacrifice as a certificate); and what those dual points cost.
+
 Writes ``results/fs_linear_fast_frontier.{json,md}``. Usage (from the repository):
 
     PYTHONPATH=src .venv/bin/python benchmarks/bench_fs_linear_fast_frontier.py variants
     PYTHONPATH=src .venv/bin/python benchmarks/bench_fs_linear_fast_frontier.py decisions
+    PYTHONPATH=src .venv/bin/python benchmarks/bench_fs_linear_fast_frontier.py sacrifices
     PYTHONPATH=src .venv/bin/python benchmarks/bench_fs_linear_fast_frontier.py report
 """
 
@@ -123,6 +130,69 @@ def decisions() -> None:
     OUT.write_text(json.dumps(out, indent=1))
 
 
+def _exact_dual(X: np.ndarray, y: np.ndarray, S: np.ndarray) -> tuple:
+    """(alpha, X'(alpha y), its dual value on S, the fit) of the SVM (1) on S, C = 1."""
+    from sparsekm.solvers.linear_svm import feasible_dual, solve_linear_svm
+
+    fit = solve_linear_svm(np.ascontiguousarray(X[:, S]), y, 1.0, method="ipm", tol=1e-10)
+    a = np.empty(y.size)
+    feasible_dual(y, fit.alpha, 1.0, a)
+    d = X.T @ (a * y)
+    return a, d, a.sum() - 0.5 * np.sum(d[S] ** 2), fit
+
+
+def _segment_max(c: np.ndarray, G: np.ndarray) -> float:
+    """max over t in [0, 1] of the dual value at t a_0 + (1 - t) a_1: c the sums of alpha,
+    G the Gram matrix of their correlations on the new support."""
+    den = G[0, 0] - 2 * G[0, 1] + G[1, 1]
+    t = np.clip((c[0] - c[1] - G[0, 1] + G[1, 1]) / den, 0, 1) if den > 0 else 1.0
+    lam = np.array([t, 1 - t])
+    return float(c @ lam - 0.5 * lam @ G @ lam)
+
+
+def sacrifices() -> None:
+    from sparsekm.algorithms.fs_linear.fast import warm_up
+    from sparsekm.algorithms.fs_linear.swap import _cutoff, swap_search
+    from sparsekm.models.fs_linear import FSLinearProblem
+    from sparsekm.solvers import SolverPlan
+
+    warm_up()
+    out = _load()
+    res = out.setdefault("sacrifices", {})
+    for name, B in (("colorectal", 10), ("colorectal", 20), ("synth120x1500", 20),
+                    ("dlbcl", 10)):
+        X, y = dataset(name)
+        X = scale(X)[0]
+        S = np.asarray(swap_search(FSLinearProblem(X, y, B=B, C=1.0), SolverPlan()).selected)
+        a0, d0, f0, fit = _exact_dual(X, y, S)
+        cut = _cutoff(fit)
+        outside = np.setdiff1d(np.arange(X.shape[1]), S)
+        top = outside[np.argsort(-np.abs(d0[outside]), kind="stable")[:40]]
+        t = time.perf_counter()
+        rem = [_exact_dual(X, y, np.delete(S, i)) for i in range(S.size)]
+        t_rem, t = time.perf_counter() - t, time.perf_counter()
+        add = {j: _exact_dual(X, y, np.r_[S, j]) for j in top}
+        t_add = time.perf_counter() - t
+        screened = removal = segment = 0
+        for i, p in enumerate(S):
+            ap, dp, Dp, _ = rem[i]
+            for j in top:
+                if f0 + 0.5 * (d0[p] ** 2 - d0[j] ** 2) >= cut:
+                    continue               # the first screen, at the incumbent's alpha
+                screened += 1
+                S2 = S.copy()
+                S2[i] = j
+                D = np.array([dp[S2], add[j][1][S2]])
+                removal += Dp - 0.5 * dp[j] ** 2 >= cut
+                segment += _segment_max(np.array([ap.sum(), add[j][0].sum()]), D @ D.T) >= cut
+        res[f"{name}/B={B}"] = dict(
+            m=int(y.size), n=int(X.shape[1]), moves=int(S.size * top.size), screened=screened,
+            removal=int(removal), segment=int(segment), removal_ms=1e3 * t_rem,
+            addition_ms=1e3 * t_add, candidates=int(top.size))
+        print(name, B, res[f"{name}/B={B}"], flush=True)
+    OUT.write_text(json.dumps(out, indent=1))
+
+
 def report() -> None:
     out = _load()
     fixed = json.loads((HERE / "results" / "fs_linear_peers.fixed.json").read_text())
@@ -155,10 +225,19 @@ def report() -> None:
             lines.append(f"| {key} | {r['m']} x {r['n']} | {r['moves']} | {r['decided']} | "
                          f"{r['not_improving']} | {r['pairs_median']:.0f} / "
                          f"{r['pairs_p90']:.0f} | {r['us_median']:.0f} / {r['us_p90']:.0f} |")
+    if "sacrifices" in out:
+        lines += ["", "## Refuting 1-swaps by dual points: removal and addition duals", "",
+                  "| instance | screened-in 1-swaps | refuted by the removal dual of S - p | "
+                  "by the segment to the addition dual of S + j | removal duals (B) ms | "
+                  "addition duals (40) ms |", "|---|---|---|---|---|---|"]
+        for key, r in out["sacrifices"].items():
+            lines.append(f"| {key} | {r['screened']} | {r['removal']} | {r['segment']} | "
+                         f"{r['removal_ms']:.1f} | {r['addition_ms']:.1f} |")
     md = OUT.with_suffix(".md")
     md.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
 if __name__ == "__main__":
-    {"variants": variants, "decisions": decisions, "report": report}[sys.argv[1]]()
+    {"variants": variants, "decisions": decisions, "sacrifices": sacrifices,
+     "report": report}[sys.argv[1]]()
