@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from sparsekm import registry
 from sparsekm.algorithms.fs_linear import solve_fs_linear
 from sparsekm.algorithms.fs_linear.path import fs_linear_path
+from sparsekm.algorithms.fs_linear.fast import iterated_search
 from sparsekm.algorithms.fs_linear.swap import grow_support, swap_search
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.models.svm import solve_svm
@@ -204,3 +205,26 @@ def test_cop_warm_started_by_fast() -> None:
     assert res.extra["warm_start"]["method"] == "fast"
     assert res.objective <= res.extra["warm_start"]["objective"] * (1 + 1e-9)
     assert math.isclose(res.objective, opt, rel_tol=1e-5)
+
+
+def test_a_swap_search_on_many_rows_reads_the_clock_between_few_decisions(monkeypatch):
+    """m = 2000 rows: a decision's pair updates cost O(m^2) (madelon: ~0.2 s each), and 256 of
+    them per compiled call made a 60 s limit run 115 s. With each decision made to take 20 ms
+    (the compiled call replaced by one that sleeps), a 1 s limit is kept within 0.5 s."""
+    import time
+
+    import sparsekm.algorithms.fs_linear.swap as swap
+
+    def slow_scan(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
+        k = min(moves[2].size, settings[2])
+        time.sleep(0.02 * k)               # k decisions, none improving
+        return -1, k, k
+
+    monkeypatch.setattr(swap, "scan_exchanges", slow_scan)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((2000, 30))
+    y = np.where(X[:, :3].sum(1) + rng.standard_normal(2000) > 0, 1.0, -1.0)
+    p = FSLinearProblem(X, y, B=5, C=1.0)
+    t = time.perf_counter()
+    r = iterated_search(p, SolverPlan(time_limit=1.0))
+    assert time.perf_counter() - t < 1.5 and r.termination.value == "time_limit"

@@ -30,6 +30,7 @@ Theorem 3.6 of paper D); when it closes the gap the point is certified optimal.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,7 +61,8 @@ __all__ = ["CANDIDATES", "MAX_EVALS", "MOVES", "MOVE_RULE", "SPLICE", "SVM", "SV
 
 REL_IMPROVE = 1e-9   # a move must lower the objective by this much (relative) to be taken
 MOVES = ("dual", "both", "primal")   # 1-swaps ranked by dual bounds, then primal, or reversed
-SCAN_CHUNK = 256   # moves decided per compiled call (the clock is read between calls)
+SCAN_CHUNK = 256   # moves decided per compiled call (the clock is read between calls) ...
+CHUNK_ROWS = 180   # ... up to this many rows; above, the chunk shrinks as (CHUNK_ROWS / m)^2
 FULL_IPM_MAX_COLUMNS = 400   # the full SVM by the IPM up to this many (virtual) columns
 
 # the swap search's options, declared once (the ``fast`` method takes them flat)
@@ -180,6 +182,14 @@ def _line_lower_bounds(Xo: np.ndarray, y: np.ndarray, C: float, A: np.ndarray) -
     return out
 
 
+def scan_chunk(m: int) -> int:
+    """Moves per compiled call on m rows: :data:`SCAN_CHUNK` up to :data:`CHUNK_ROWS`, then
+    fewer as 1/m^2 (a decision's pair updates cost O(m^2)), so that the clock is read often
+    enough (madelon, m = 2000: 256 decisions took ~60 s, and a 60 s limit ran 115 s). Fixed by
+    m, not by timing, so the same search makes the same decisions on any machine."""
+    return max(1, min(SCAN_CHUNK, int(SCAN_CHUNK * (CHUNK_ROWS / m) ** 2)))
+
+
 class _Search:
     """The state of one swap search: the incumbent support, its fit and the counters."""
 
@@ -194,6 +204,7 @@ class _Search:
         self.bound = -math.inf
         self.timed_out = False
         self.merged = False
+        self.per_decision = 0.0     # the slowest seconds per decision met (the last chunk)
 
     def solve(self, S: np.ndarray, cutoff: float = math.inf,
               warm: np.ndarray | None = None) -> LinearSVMFit:
@@ -229,14 +240,20 @@ class _Search:
         cutoff = _cutoff(fit)
         hS = support_hash(self.zob, S)
         alpha = np.empty(self.p.m)
-        q = 0
+        q, size = 0, scan_chunk(self.p.m)
         while q < lbs.size and not self.stop():
-            chunk = slice(q, min(q + SCAN_CHUNK, lbs.size))   # the clock between chunks
-            left = min(self.o.max_evals - self.evals, SCAN_CHUNK)
+            rem = self.plan.clock.remaining()   # near the limit: a chunk that fits in it
+            size = max(1, min(size, int(rem / self.per_decision))) if math.isfinite(rem) \
+                and self.per_decision > 0 else size
+            chunk = slice(q, min(q + size, lbs.size))   # the clock between chunks
+            left = min(self.o.max_evals - self.evals, size)
+            t = time.perf_counter()
             got, nxt, ev = scan_exchanges(
                 (self.Xt, self.p.y, float(self.p.C), self.zob), S, fit.alpha,
                 (outs[chunk], ins[chunk], lbs[chunk]), cutoff,
                 (float(self.o.tol), int(self.pairs), int(left), hS), self.memo.known, alpha)
+            if ev:
+                self.per_decision = max(self.per_decision, (time.perf_counter() - t) / ev)
             self.evals += ev
             if got >= 0:
                 return q + got, self._accept(S, outs[q + got], ins[q + got], alpha)
