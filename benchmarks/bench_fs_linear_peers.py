@@ -44,11 +44,17 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).parent
-OUT = HERE / "results"
-SETS = ("colorectal", "lymphoma", "dlbcl")
-BUDGETS = (5, 10, 20)
-BASE = "d0cfa15"          # the code before issue 27
+sys.path.insert(0, str(HERE))
 SEED = 0
+
+from bench_fs_linear_peers_report import (  # noqa: E402
+    BASE,
+    BUDGETS,
+    OUT,
+    SETS,
+    report,
+    store,
+)
 
 
 # ------------------------------------------------------------------ data and the baseline
@@ -197,17 +203,12 @@ def warm(base_fast) -> None:
 
 
 # ------------------------------------------------------------------ sections
-def _store(name: str) -> tuple[Path, dict]:
-    path = OUT / f"fs_linear_peers.{name}.json"
-    return path, (json.loads(path.read_text()) if path.exists() else {})
-
-
 def fixed_section() -> None:
     from sparsekm.models.fs_linear import FSLinearProblem
 
     base_fast, _ = baseline()
     warm(base_fast)
-    path, out = _store("fixed")
+    path, out = store("fixed")
     for name in SETS:
         X, y = dataset(name)
         for k, (tr, te) in enumerate(folds(y)):
@@ -245,7 +246,7 @@ def before_section() -> None:
 
     base_fast, _ = baseline()
     warm(base_fast)
-    path, out = _store("before")
+    path, out = store("before")
     for name in SETS:
         X, y = dataset(name)
         for k, (tr, _) in enumerate(folds(y)):
@@ -260,21 +261,11 @@ def before_section() -> None:
                         path.write_text(json.dumps(out, indent=1))
 
 
-def _c_violations(before: dict) -> list[str]:
-    """(set, fold, B) where the code before gave a smaller C a higher objective."""
-    bad = []
-    for key in {k.rsplit("/", 1)[0] for k in before}:
-        o = [before.get(f"{key}/{C}", {}).get("obj") for C in (0.1, 1.0, 10.0)]
-        if None not in o and any(o[a] > o[b] * (1 + 1e-9) for a, b in ((0, 1), (1, 2), (0, 2))):
-            bad.append(key)
-    return sorted(bad)
-
-
 def inner_c_section() -> None:
     from sparsekm.estimators import CardinalityLinearSVCCV
 
     warm(baseline()[0])
-    path, out = _store("innerC")
+    path, out = store("innerC")
     for name in SETS:
         X, y = dataset(name)
         for k, (tr, te) in enumerate(folds(y)):
@@ -298,7 +289,7 @@ def select_section() -> None:
 
     base_fast, base_path = baseline()
     warm(base_fast)
-    path, out = _store("select")
+    path, out = store("select")
     inner = StratifiedKFold(5)
     for name in SETS:
         X, y = dataset(name)
@@ -354,7 +345,7 @@ def synth_section() -> None:
     from sparsekm.estimators import CardinalityLinearSVCCV
 
     warm(baseline()[0])
-    path, out = _store("synth")
+    path, out = store("synth")
     X, y = dataset("synth120x1500")
     X = scale(X)[0]
     ks = json.loads((OUT / "fs_linear_fast_ks.json").read_text())
@@ -384,8 +375,6 @@ if __name__ == "__main__":
                 "synth": synth_section, "before": before_section}
     arg = sys.argv[1] if len(sys.argv) > 1 else "report"
     if arg == "report":
-        from bench_fs_linear_peers_report import report
-
         (OUT / "fs_linear_peers.md").write_text(report())
     else:
         sections[arg]()

@@ -1,18 +1,37 @@
-"""The Markdown summary of ``bench_fs_linear_peers.py`` (issue 27) from its stored JSON
-sections: per-fit table against abess, the inner-C and before-issue-27 lines, whole model
-selection per outer fold, the wide synthetic set. Run as ``bench_fs_linear_peers.py report``."""
+"""The stored results of ``bench_fs_linear_peers.py`` (issue 27) and their Markdown: the JSON
+section files, the protocol's constants, and the summary (per-fit table against abess, the
+inner-C and before-issue-27 lines, whole model selection per outer fold, the wide synthetic
+set). Run as ``bench_fs_linear_peers.py report``."""
 
 from __future__ import annotations
 
-import sys
+import json
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_fs_linear_peers import BASE, BUDGETS, SETS, _c_violations, _store  # noqa: E402
+__all__ = ["BASE", "BUDGETS", "OUT", "SETS", "report", "store"]
 
-__all__ = ["report"]
+OUT = Path(__file__).parent / "results"
+SETS = ("colorectal", "lymphoma", "dlbcl")
+BUDGETS = (5, 10, 20)
+BASE = "d0cfa15"          # the code before issue 27
+
+
+def store(name: str) -> tuple[Path, dict]:
+    """A section's JSON file and its content ({} before its first run)."""
+    path = OUT / f"fs_linear_peers.{name}.json"
+    return path, (json.loads(path.read_text()) if path.exists() else {})
+
+
+def _c_violations(before: dict) -> list[str]:
+    """(set, fold, B) where the code before gave a smaller C a higher objective."""
+    bad = []
+    for key in {k.rsplit("/", 1)[0] for k in before}:
+        o = [before.get(f"{key}/{C}", {}).get("obj") for C in (0.1, 1.0, 10.0)]
+        if None not in o and any(o[a] > o[b] * (1 + 1e-9) for a, b in ((0, 1), (1, 2), (0, 2))):
+            bad.append(key)
+    return sorted(bad)
 
 
 def _pm(v: np.ndarray, scale: float = 100.0) -> str:
@@ -104,7 +123,7 @@ def _synth_lines(sy: dict) -> list[str]:
 
 def report() -> str:
     """The Markdown summary of the stored sections."""
-    load = {k: _store(k)[1] for k in ("fixed", "innerC", "select", "synth", "before")}
+    load = {k: store(k)[1] for k in ("fixed", "innerC", "select", "synth", "before")}
     lines = ["# Paper D's `fast` and its CV against abess, an l1-LinearSVC and skglm (issue 27)",
              "", "Produced by `benchmarks/bench_fs_linear_peers.py` in its own venv "
              "(`benchmarks/bench_fs_linear_peers_env.sh`: abess 0.4.11, skglm 0.5); stratified "
