@@ -164,6 +164,7 @@ class LinearTree(TreeProblem):
         """The root relaxation, the first incumbent (:func:`root_incumbent`), the root node;
         each step a checkpointed stage."""
         p, plan = self.problem, ctx.plan
+        self.run_clock = plan.clock
         inc = self._incumbent(math.inf, {}, plan.clock)    # its swaps stop at the time limit
         if ctx.workers > 1:                        # the root's swap searches on the workers
             def evaluate_many(keys: list[tuple[int, ...]]) -> list[float]:
@@ -320,10 +321,14 @@ class LinearTree(TreeProblem):
 
     def point(self, best: dict[str, Any], objective: float) -> Result:
         """The incumbent's support re-solved (the native SVM, and the QP solver's 1e-10 point
-        when lower)."""
+        when lower; not after the time limit, when finding and probing the QP solver alone
+        took 0.5 s on a loaded machine)."""
         p, plan = self.problem, self.plan
         res = fast_support(p, [int(j) for j in best["support"]], plan)
         assert res.selected is not None
+        clock = getattr(self, "run_clock", None)     # the run's, from the root (driver)
+        if clock is not None and clock.expired():
+            return res
         polished = support_result(p, res.selected, plan, method="bnb")
         return polished if polished.objective < res.objective else res
 
