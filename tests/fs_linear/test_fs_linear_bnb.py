@@ -182,3 +182,20 @@ def test_time_limit_holds_through_the_root_swaps_on_many_rows() -> None:
     assert time.perf_counter() - t0 < 3.0 + 5.0
     assert res.status.value in ("feasible", "optimal") and res.has_solution
     assert res.bound is not None and res.bound <= res.objective * (1 + 1e-9)
+
+
+def test_after_the_time_limit_the_incumbent_is_not_polished_by_the_qp_solver(monkeypatch):
+    """A run stopped by its time limit returns the incumbent as the native interior point
+    solved it: no QP solve (finding and probing that solver took ~0.5 s past the limit); with
+    time left, the QP solver's point is taken when lower, as before."""
+    from sparsekm.algorithms.fs_linear import bnb as bnb_module
+
+    p = prob("rand0", 3, 1.0)
+    calls = []
+    real = bnb_module.support_result
+    monkeypatch.setattr(bnb_module, "support_result",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    res = solve_fs_linear(p, "bnb", SolverPlan(time_limit=1e-3), root_search="none")
+    assert res.has_solution and res.termination.value == "time_limit" and not calls
+    res = solve_fs_linear(p, "bnb", SolverPlan(time_limit=60), root_search="none")
+    assert res.status.value == "optimal" and calls
