@@ -37,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 OUT = HERE / "results" / "fs_linear_fast_frontier.json"
 
-from bench_fs_linear_peers import dataset, folds, scale  # noqa: E402
+from bench_fs_linear_peers import dataset, fits, scale  # noqa: E402
 
 # name: (move rule, restarts, candidates); "default" is fast's declared defaults
 VARIANTS = {"default": ("dual", 20, 40), "dual R=0": ("dual", 0, 40),
@@ -54,27 +54,20 @@ def _load() -> dict:
 def variants() -> None:
     from sparsekm.algorithms.fs_linear.fast import iterated_search, warm_up
     from sparsekm.algorithms.fs_linear.swap import SwapOptions
-    from sparsekm.models.fs_linear import FSLinearProblem
     from sparsekm.solvers import SolverPlan
 
     warm_up()
     out = _load()
     rows = out.setdefault("variants", {})
-    for name in ("colorectal", "lymphoma", "dlbcl"):
-        X, y = dataset(name)
-        for k, (tr, _) in enumerate(folds(y)):
-            Xtr = scale(X[tr])[0]
-            for B in (5, 10, 20):
-                p = FSLinearProblem(Xtr, y[tr], B=B, C=1.0)
-                row = {}
-                for v, (moves, R, cand) in VARIANTS.items():
-                    t = time.process_time()
-                    r = iterated_search(p, SolverPlan(), restarts=R,
-                                        options=SwapOptions(moves=moves, candidates=cand))
-                    row[v] = dict(objective=r.objective, cpu=time.process_time() - t)
-                rows[f"{name}/{k}/B={B}"] = row
-                print(name, k, B, {v: round(x["objective"], 4) for v, x in row.items()},
-                      flush=True)
+    for key, _, _, p in fits():
+        row = {}
+        for v, (moves, R, cand) in VARIANTS.items():
+            t = time.process_time()
+            r = iterated_search(p, SolverPlan(), restarts=R,
+                                options=SwapOptions(moves=moves, candidates=cand))
+            row[v] = dict(objective=r.objective, cpu=time.process_time() - t)
+        rows[key] = row
+        print(key, {v: round(x["objective"], 4) for v, x in row.items()}, flush=True)
     OUT.write_text(json.dumps(out, indent=1))
 
 

@@ -83,6 +83,19 @@ def scale(train: np.ndarray, *others: np.ndarray) -> list[np.ndarray]:
     return [(a[:, keep] - mu[keep]) / sd[keep] for a in (train, *others)]
 
 
+def fits(C: float = 1.0):
+    """The 45 per-fit problems of the protocol: (key "set/fold/B=B", fold, B, the FS-SVM (2)
+    on the scaled training part), sets x folds x budgets in order."""
+    from sparsekm.models.fs_linear import FSLinearProblem
+
+    for name in SETS:
+        X, y = dataset(name)
+        for k, (tr, _) in enumerate(folds(y)):
+            Xtr = scale(X[tr])[0]
+            for B in BUDGETS:
+                yield f"{name}/{k}/B={B}", k, B, FSLinearProblem(Xtr, y[tr], B=B, C=C)
+
+
 def baseline() -> tuple[object, object]:
     """Today's ``fast`` and path (commit BASE) as package ``skm_base`` in this process:
     their modules and the native SVM read from git, the imports pointed at the copies."""

@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 ENGINE = HERE.parent / "src" / "sparsekm" / "algorithms" / "fs_linear" / "swap_engine.py"
 
-from bench_fs_linear_peers import dataset, folds, scale  # noqa: E402
+from bench_fs_linear_peers import fits  # noqa: E402
 
 
 def _patched(patch: Path) -> object:
@@ -42,7 +42,6 @@ def _patched(patch: Path) -> object:
 def main(patch: Path, out: Path) -> None:
     import sparsekm.algorithms.fs_linear.swap as swap
     from sparsekm.algorithms.fs_linear.fast import iterated_search, warm_up
-    from sparsekm.models.fs_linear import FSLinearProblem
     from sparsekm.solvers import SolverPlan
 
     engines = {"base": swap.scan_exchanges, "trial": _patched(patch).scan_exchanges}
@@ -50,21 +49,16 @@ def main(patch: Path, out: Path) -> None:
         swap.scan_exchanges = scan
         warm_up()
     rows = {}
-    for name in ("colorectal", "lymphoma", "dlbcl"):
-        X, y = dataset(name)
-        for k, (tr, _) in enumerate(folds(y)):
-            Xtr = scale(X[tr])[0]
-            for B in (5, 10, 20):
-                p = FSLinearProblem(Xtr, y[tr], B=B, C=1.0)
-                row = {}
-                for label in ("base", "trial")[::1 if (k + B) % 2 else -1]:
-                    swap.scan_exchanges = engines[label]
-                    t = time.process_time()
-                    r = iterated_search(p, SolverPlan())
-                    row[label] = dict(obj=r.objective, cpu=time.process_time() - t,
-                                      evals=r.extra["evaluations"])
-                rows[f"{name}/{k}/B={B}"] = row
-                print(name, k, B, row, flush=True)
+    for key, k, B, p in fits():
+        row = {}
+        for label in ("base", "trial")[::1 if (k + B) % 2 else -1]:
+            swap.scan_exchanges = engines[label]
+            t = time.process_time()
+            r = iterated_search(p, SolverPlan())
+            row[label] = dict(obj=r.objective, cpu=time.process_time() - t,
+                              evals=r.extra["evaluations"])
+        rows[key] = row
+        print(key, row, flush=True)
     col = {key: np.array([[r[e][key] for e in ("base", "trial")] for r in rows.values()])
            for key in ("cpu", "evals", "obj")}
     summary = dict(

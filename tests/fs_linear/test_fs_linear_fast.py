@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from sparsekm import registry
 from sparsekm.algorithms.fs_linear import solve_fs_linear
-from sparsekm.algorithms.fs_linear.path import fs_linear_path
 from sparsekm.algorithms.fs_linear.fast import iterated_search
+from sparsekm.algorithms.fs_linear.path import fs_linear_path
 from sparsekm.algorithms.fs_linear.swap import grow_support, swap_search
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.models.svm import solve_svm

@@ -39,7 +39,7 @@ def interior_point_bound(tol_abs: float = 1e-8, tol_rel: float = 1e-8) -> DualBo
     minimising, above it when maximising (the side a bound of that sense lies on)."""
 
     def bound(problem: Any, objective: float) -> float:
-        import cvxpy as cp      # at a solve: the backends' table is built without cvxpy
+        import cvxpy as cp  # at a solve: the backends' table is built without cvxpy
 
         slack = tol_abs + tol_rel * abs(objective)
         return objective + slack if isinstance(problem.objective, cp.Maximize) else \
