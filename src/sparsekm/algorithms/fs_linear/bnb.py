@@ -119,6 +119,7 @@ class LinearTree(TreeProblem):
     strong_rounds: int = 25
     strong_every: int = 3
     polish_candidates: int = 200
+    run_clock: Any = None      # the run's deadline (the node plan has none): see point()
 
     name = "bnb"
     problem_name = "fs-linear"
@@ -164,7 +165,6 @@ class LinearTree(TreeProblem):
         """The root relaxation, the first incumbent (:func:`root_incumbent`), the root node;
         each step a checkpointed stage."""
         p, plan = self.problem, ctx.plan
-        self.run_clock = plan.clock
         inc = self._incumbent(math.inf, {}, plan.clock)    # its swaps stop at the time limit
         if ctx.workers > 1:                        # the root's swap searches on the workers
             def evaluate_many(keys: list[tuple[int, ...]]) -> list[float]:
@@ -326,8 +326,7 @@ class LinearTree(TreeProblem):
         p, plan = self.problem, self.plan
         res = fast_support(p, [int(j) for j in best["support"]], plan)
         assert res.selected is not None
-        clock = getattr(self, "run_clock", None)     # the run's, from the root (driver)
-        if clock is not None and clock.expired():
+        if self.run_clock is not None and self.run_clock.expired():
             return res
         polished = support_result(p, res.selected, plan, method="bnb")
         return polished if polished.objective < res.objective else res
@@ -404,10 +403,11 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
     incumbent with its certified gap. ``extra`` records nodes (this call), nodes_total, SOCP
     solves, fixings, the root bound, the open nodes left and the workers.
     """
+    plan = plan.start()          # one clock for the tree and the final point, resumed or not
     linear = LinearTree(problem, node_plan(plan), gap_tol, node.branching, node.extra,
                         root.root_search, search, root.heuristic_share,
                         node_bound=node.node_bound, strong_candidates=node.strong_candidates,
-                        polish_candidates=root.polish_candidates)
+                        polish_candidates=root.polish_candidates, run_clock=plan.clock)
     return tree_report(run(linear, plan, tree))
 
 
