@@ -204,7 +204,7 @@ class _Search:
         self.bound = -math.inf
         self.timed_out = False
         self.merged = False
-        self.per_decision = 0.0     # the slowest seconds per decision met (the last chunk)
+        self.per_decision = 0.0     # the slowest seconds per decision of a chunk so far
 
     def solve(self, S: np.ndarray, cutoff: float = math.inf,
               warm: np.ndarray | None = None) -> LinearSVMFit:
@@ -242,9 +242,9 @@ class _Search:
         alpha = np.empty(self.p.m)
         q, size = 0, scan_chunk(self.p.m)
         while q < lbs.size and not self.stop():
-            rem = self.plan.clock.remaining()   # near the limit: a chunk that fits in it
-            size = max(1, min(size, int(rem / self.per_decision))) if math.isfinite(rem) \
-                and self.per_decision > 0 else size
+            rem = self.plan.clock.remaining()
+            if math.isfinite(rem) and self.per_decision > 0:   # near the limit: what fits
+                size = max(1, min(size, int(rem / self.per_decision)))
             chunk = slice(q, min(q + size, lbs.size))   # the clock between chunks
             left = min(self.o.max_evals - self.evals, size)
             t = time.perf_counter()
