@@ -88,3 +88,32 @@ def test_baselines_return_simplex_weights(tiny):
         r = registry.get("smkl", "method", name)(tiny, **kw)
         assert r.beta.min() >= 0 and abs(r.beta.sum() - 1) < 1e-9, name
         assert r.objective is not None, name
+
+
+@pytest.mark.parametrize("k0", [1, 2])
+def test_abr_ranking_stops_at_the_time_limit(monkeypatch, k0):
+    """The ranking's q single-kernel SVMs read the clock: with each SVM made slow (0.1 s), a
+    0.25 s limit evaluates a few kernels and returns the best of them, not certified (k0 = 1
+    would be an enumeration only when complete). The old ranking solved all q first."""
+    import time
+
+    from sparsekm.algorithms.smkl import methods
+    from sparsekm.solvers import SolverPlan
+
+    slow = methods.evaluate
+
+    def evaluate(*a, **kw):
+        time.sleep(0.1)
+        return slow(*a, **kw)
+
+    monkeypatch.setattr(methods, "evaluate", evaluate)
+    p = small_problem(seed=7, m=30, k0=k0,
+                      kernels="linear,poly:0.5:1:2,rbf:0.2,rbf:1,laplacian:0.5,rbf:3,rbf:0.05")
+    t0 = time.perf_counter()
+    r = registry.get("smkl", "method", "abr")(p, SolverPlan(time_limit=0.25))
+    assert time.perf_counter() - t0 < 0.6
+    assert r.termination.value == "time_limit" and r.status.value != "optimal"
+    evaluated = [v for v in r.extra["single_values"] if v is not None]
+    assert 1 <= len(evaluated) < p.q
+    if k0 == 1:
+        assert r.bound is None and not r.extra["enumerated"]

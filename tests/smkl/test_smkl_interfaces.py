@@ -42,6 +42,11 @@ def test_dictionary_symmetrizes_adds_jitter_and_combines_without_copy():
     assert np.shares_memory(K1, D.combine(np.array([1.0, 0, 0])))  # one reused buffer
     Z = rng.normal(size=(5, 3))
     assert np.allclose(D.cross(Z)[1], np.exp(-0.5 * ((Z[:, None] - X[None]) ** 2).sum(-1)))
+    coef = np.where(rng.random(20) < 0.5, 0.0, rng.normal(size=20))
+    T = KernelDictionary("linear,rbf:0.5", normalize="trace").fit(X)
+    for dic in (D, T):  # the decision on new rows: the cross stack's, kernels and rows skipped
+        beta = np.array([0.0, 0.6, 0.4][:dic.q])
+        assert np.allclose(dic.decision(beta, coef, Z), dic.combine(beta, dic.cross(Z)) @ coef)
     T = KernelDictionary("linear", normalize="trace").fit(X)
     assert np.trace(T.K[0]) == pytest.approx(20 + 20e-6)
     assert np.allclose(D.quad_forms(np.ones(20)), [np.ones(20) @ k @ np.ones(20) for k in D.K])

@@ -57,8 +57,8 @@ def _payload(call: Call, res: Any, problem: Any, split: Any) -> dict[str, Any]:
         D = problem.dictionary
         extra["train_accuracy"] = accuracy(D.combine(beta) @ coef + res.values["b"], problem.y)
         if split.test is not None:
-            Kte = D.combine(beta, stack=D.cross(split.test.X))
-            extra["test_accuracy"] = accuracy(Kte @ coef + res.values["b"], split.test.y)
+            f = D.decision(beta, coef, split.test.X)
+            extra["test_accuracy"] = accuracy(f + res.values["b"], split.test.y)
     if not solve and res.bound is None:
         extra["message"] = res.message or "the relaxation's solver certified no bound"
     kernels_used = res.selected if solve else None

@@ -34,24 +34,36 @@ FACES = Spec("Local search over supports when a best response does not decrease 
              "(monotone only); false: the paper's Algorithm 1.")
 
 
-def ranked_kernels(problem: SMKLProblem) -> tuple[np.ndarray, list]:
-    """Kernels by increasing (4) at beta = e_i (ties by index) and their Evaluations (q SVMs)."""
-    evals = [evaluate(problem, np.eye(problem.q)[i]) for i in range(problem.q)]
-    return np.argsort([e.upper for e in evals], kind="stable"), evals
+def ranked_kernels(problem: SMKLProblem, deadline: Any = None) -> tuple[np.ndarray, list]:
+    """Kernels by increasing (4) at beta = e_i (ties by index) and their Evaluations (q SVMs).
+
+    When ``deadline`` expires, the kernels not yet evaluated (at least one is) rank last, in
+    index order, with ``None`` for their Evaluation."""
+    evals: list = []
+    for i in range(problem.q):
+        if evals and deadline is not None and deadline.expired():
+            evals += [None] * (problem.q - i)
+            break
+        evals.append(evaluate(problem, np.eye(problem.q)[i]))
+    return np.argsort([np.inf if e is None else e.upper for e in evals], kind="stable"), evals
 
 
-def _best_single(problem: SMKLProblem, t0: float) -> Any:
+def _best_single(problem: SMKLProblem, t0: float, deadline: Any) -> Any:
     """k0 = 1: the ranking is the enumeration of every support, so its best kernel is optimal;
-    the certified bound is min_i of the dual values (each <= (4) at e_i)."""
-    order, evals = ranked_kernels(problem)
+    the certified bound is min_i of the dual values (each <= (4) at e_i). Cut short by the
+    deadline, the best kernel evaluated is returned without a bound."""
+    order, evals = ranked_kernels(problem, deadline)
+    done = all(e is not None for e in evals)
     return method_result(problem, "abr", t0, evaluation=evals[order[0]],
-                         bound=min(e.value for e in evals), init="ranking",
-                         ranking=[int(i) for i in order], enumerated=True,
+                         bound=min(e.value for e in evals) if done else None,
+                         termination=Termination.CONVERGED if done else Termination.TIME_LIMIT,
+                         init="ranking", ranking=[int(i) for i in order], enumerated=done,
+                         single_values=[None if e is None else e.upper for e in evals],
                          start_objectives=[evals[order[0]].upper])
 
 
-def initial_betas(problem: SMKLProblem, plan: SolverPlan, init: str, starts: int, seed: int
-                  ) -> tuple[list[np.ndarray], dict[str, Any]]:
+def initial_betas(problem: SMKLProblem, plan: SolverPlan, init: str, starts: int, seed: int,
+                  deadline: Any = None) -> tuple[list[np.ndarray], dict[str, Any]]:
     """Start points: ``ranking`` -- the single kernels e_i of lowest (4), best first;
     ``random`` -- seeded random k0-sparse betas (Section 3.3); any registered smkl relaxation
     -- its k0 largest weights (renormalised). Random starts fill up to ``starts``."""
@@ -61,10 +73,11 @@ def initial_betas(problem: SMKLProblem, plan: SolverPlan, init: str, starts: int
     info: dict[str, Any] = {}
     betas = []
     if init == "ranking":
-        order, evals = ranked_kernels(problem)
-        betas = [np.eye(problem.q)[i] for i in order[:max(starts, 1)]]
+        order, evals = ranked_kernels(problem, deadline)
+        ranked = [i for i in order[:max(starts, 1)] if evals[i] is not None]
+        betas = [np.eye(problem.q)[i] for i in ranked]
         info = {"ranking": [int(i) for i in order],
-                "single_values": [evals[i].upper for i in range(problem.q)]}
+                "single_values": [None if e is None else e.upper for e in evals]}
     elif init not in INITS:
         relax = registry.get("smkl", "relaxation", init)(problem, plan)
         beta = relax.values.get("beta")
@@ -109,8 +122,8 @@ def abr(problem: SMKLProblem, plan: SolverPlan | None = None, *,
     plan = (plan or SolverPlan()).start()
     t0 = time.perf_counter()
     if init == "ranking" and problem.k0 == 1:
-        return _best_single(problem, t0)
-    betas, info = initial_betas(problem, plan, init, starts, seed)
+        return _best_single(problem, t0, plan.clock)
+    betas, info = initial_betas(problem, plan, init, starts, seed, plan.clock)
     opts = {"stop": stop, "monotone": monotone, "faces": faces}
     if plan.executor is not None:
         done = plan.executor.map(_run_one, [problem] * len(betas), betas, [opts] * len(betas))
@@ -118,12 +131,16 @@ def abr(problem: SMKLProblem, plan: SolverPlan | None = None, *,
     else:  # in order, until the bound of the alphas met certifies the best run (gap <= 1e-4)
         runs = []
         for b in betas:
+            if runs and plan.clock is not None and plan.clock.expired():
+                break
             runs.append(_run_one(problem, b, {**opts, "deadline": plan.clock}))
             if _certified(runs):
                 break
     best = min(runs, key=lambda r: r["best"].upper)
     bound = max([r["bound"] for r in runs] + [info.get("init_bound") or -np.inf])
-    timed_out = any(r["termination"] == "time_limit" for r in runs)
+    cut = len(runs) < len(betas) and not _certified(runs)  # starts skipped at the limit
+    timed_out = cut or any(r["termination"] == "time_limit" for r in runs) \
+        or None in info.get("single_values", ())
     res = method_result(
         problem, "abr", t0, evaluation=best["best"], bound=bound,
         termination=Termination.TIME_LIMIT if timed_out else Termination.CONVERGED,
