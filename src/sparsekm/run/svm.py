@@ -72,7 +72,7 @@ def _model(problem: Any, K: np.ndarray, solver: str, limit: float | None) -> dic
     return {**out, "alpha": np.asarray(r.values["alpha"], dtype=float)}
 
 
-KERNEL_BLOCK = 2048   # rows of the kernel matrix computed between two looks at the clock
+KERNEL_BLOCK = 1024   # rows of the kernel matrix computed between two looks at the clock
 
 
 def _kernel(problem: Any, deadline: Any) -> np.ndarray | None:
@@ -89,6 +89,25 @@ def _kernel(problem: Any, deadline: Any) -> np.ndarray | None:
     return K
 
 
+def _trivial(problem: Any, gap_tol: float, time_s: float) -> dict:
+    """The limit ran out before the kernel matrix: alpha = 0 with b the majority class's sign.
+    It is primal feasible (w = 0, xi_i = max(0, 1 - y_i b)) and dual feasible with dual value
+    0, a certified lower bound (the primal is >= 0)."""
+    from sparsekm.solvers import Result
+
+    y = problem.y
+    b = 1.0 if (y > 0).sum() >= (y < 0).sum() else -1.0
+    primal = problem.C * float(np.maximum(0.0, 1.0 - y * b).sum())
+    res = Result(objective=primal, bound=0.0, gap_tol=gap_tol)
+    return {"method": "kernel", "solver": None, "termination": "time_limit",
+            "alpha": np.zeros(problem.m), "b": b, "n_support": 0, "status": res.status.value,
+            "objective": res.objective, "bound": res.bound, "gap": res.gap, "gap_tol": gap_tol,
+            "time_s": time_s,
+            "message": f"the time limit ran out while computing the {problem.m} x {problem.m} "
+                       "kernel matrix: the trivial point alpha = 0 (the majority class) is "
+                       "returned with the bound 0; raise --time-limit or use --rows"}
+
+
 def solve_svm(problem: Any, solver: str | None, deadline: Any, gap_tol: float) -> dict:
     """Solve the SVM ``problem`` within ``deadline`` (a :class:`~sparsekm.solvers.Deadline`,
     or None): the payload's outcome fields, with ``alpha`` or ``w``."""
@@ -99,10 +118,7 @@ def solve_svm(problem: Any, solver: str | None, deadline: Any, gap_tol: float) -
     t0 = time.perf_counter()
     K = _kernel(problem, deadline)
     if K is None:
-        return {"method": "kernel", "solver": None, "status": "error", "objective": None,
-                "termination": "time_limit", "time_s": time.perf_counter() - t0,
-                "message": f"the time limit ran out while computing the {problem.m} x "
-                           f"{problem.m} kernel matrix; raise --time-limit or use --rows"}
+        return _trivial(problem, gap_tol, time.perf_counter() - t0)
     limit = None if deadline is None else deadline.cap(None)   # what the kernel left
     native = solver is None or solver.lower() in NATIVE_SOLVERS
     out = _native(problem, K, solver, gap_tol, limit) if native else \
@@ -139,9 +155,10 @@ def run_solve(call: Call) -> dict[str, Any]:
     def decide(X: np.ndarray) -> np.ndarray:
         if w is not None:
             return X @ w + out["b"]
-        return kernel_matrix(X, train.X, kernel=problem.kernel, gamma=problem.gamma,
-                             degree=problem.degree, coef0=problem.coef0) @ (alpha * train.y) \
-            + out["b"]
+        sv = np.flatnonzero(alpha)   # the support vectors' rows only
+        return kernel_matrix(X, train.X[sv], kernel=problem.kernel, gamma=problem.gamma,
+                             degree=problem.degree, coef0=problem.coef0) \
+            @ (alpha[sv] * train.y[sv]) + out["b"]
 
     if out.get("n_support") is not None:
         out["support_fraction"] = out["n_support"] / train.m
