@@ -335,3 +335,23 @@ def test_mask_from_indices() -> None:
     np.testing.assert_array_equal(mask_from_indices([0, 3], 5), [1, 0, 0, 1, 0])
     with pytest.raises(ValueError, match=r"\[0, 4\]"):
         mask_from_indices([5], 5)
+
+
+def test_kernel_decision_equals_the_full_matrix_product_in_blocks(monkeypatch):
+    """f(z) = K(Z, X) c + b computed in row blocks over the rows with c_i != 0 only."""
+    from sparsekm.kernels import decision, kernel_decision, rbf_kernel
+
+    rng = np.random.default_rng(3)
+    X, Z = rng.normal(size=(30, 4)), rng.normal(size=(23, 4))
+    coef = np.where(rng.random(30) < 0.4, 0.0, rng.normal(size=30))
+    seen = []
+
+    def kernel(A, B):
+        seen.append(B.shape[0])
+        return rbf_kernel(A, B, gamma=0.3)
+
+    monkeypatch.setattr(decision, "BLOCK_ROWS", 5)
+    f = kernel_decision(kernel, Z, X, coef, 0.7)
+    np.testing.assert_allclose(f, rbf_kernel(Z, X, gamma=0.3) @ coef + 0.7, rtol=1e-12)
+    assert len(seen) == 5 and set(seen) == {int((coef != 0).sum())}
+    assert np.array_equal(kernel_decision(kernel, Z, X, np.zeros(30), -1.0), np.full(23, -1.0))

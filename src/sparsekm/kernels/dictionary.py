@@ -187,14 +187,14 @@ class KernelDictionary:
         """``sum_i beta_i K_i(Z, X) @ coef`` without the (q, t, m) cross stack: only the kernels
         with ``beta_i > 0`` and the training rows with ``coef != 0`` are evaluated (on spambase
         with 60 % test rows, 1.97 s for :meth:`cross` against 0.1 s)."""
+        from .decision import kernel_decision
+
         self._fitted()
-        Z = np.asarray(Z, dtype=np.float64)
         coef = np.asarray(coef, dtype=np.float64)
-        rows = np.flatnonzero(coef)
-        out = np.zeros(Z.shape[0])
+        out = np.zeros(np.shape(Z)[0])
         for i in np.flatnonzero(np.asarray(beta) > 0):
-            Ki = self.kernels[i](Z, self.X[rows]) if rows.size else np.zeros((len(Z), 0))
-            out += (float(beta[i]) * self.scale[i]) * (Ki @ coef[rows])
+            out += kernel_decision(self.kernels[i], Z, self.X,
+                                   (float(beta[i]) * self.scale[i]) * coef)
         return out
 
     def combine(self, beta: np.ndarray, stack: np.ndarray | None = None,

@@ -54,6 +54,7 @@ def _lam(call: Call) -> dict[str, Any]:
 def run_solve(call: Call) -> dict[str, Any]:
     """Paper C's sparse KLR; the JSON payload of ``sparsekm solve sklr``."""
     from sparsekm.algorithms.sklr import solve_sklr
+    from sparsekm.kernels import kernel_decision
     from sparsekm.models.sklr.problem import SKLRProblem
 
     split = prepare(call.opts)
@@ -69,7 +70,7 @@ def run_solve(call: Call) -> dict[str, Any]:
         spec = problem.kernel
 
         def decide(X: np.ndarray) -> np.ndarray:
-            return spec(X, train.X[sv]) @ coef[sv] + b
+            return kernel_decision(spec, X, train.X[sv], coef[sv], b)
 
         acc, ll = metrics(decide(train.X), train.y)
         extra.update({"support_fraction": sv.size / problem.m, "n_support": int(sv.size),

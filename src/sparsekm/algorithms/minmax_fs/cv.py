@@ -62,11 +62,12 @@ def decision_values(X_train: np.ndarray, y: np.ndarray, alpha: np.ndarray, b: fl
         return np.full(X_new.shape[0], float(b))
     if not active.any():
         return np.full(X_new.shape[0], float((alpha * y)[sv].sum() + b))
-    from sparsekm.kernels import anisotropic_rbf_kernel
+    from functools import partial
 
-    Kt = anisotropic_rbf_kernel(X_new[:, active], X_train[sv][:, active],
-                                weights=gamma[active])
-    return Kt @ (alpha * y)[sv] + b
+    from sparsekm.kernels import anisotropic_rbf_kernel, kernel_decision
+
+    return kernel_decision(partial(anisotropic_rbf_kernel, weights=gamma[active]),
+                           X_new[:, active], X_train[sv][:, active], (alpha * y)[sv], b)
 
 
 def _fold_table(X: np.ndarray, y: np.ndarray, tr: np.ndarray, va: np.ndarray,

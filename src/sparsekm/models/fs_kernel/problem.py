@@ -24,7 +24,7 @@ import numpy as np
 
 from sparsekm import declare
 from sparsekm.declare import ParamError
-from sparsekm.kernels import KernelSpec, mask_from_indices
+from sparsekm.kernels import KernelSpec, kernel_decision, mask_from_indices
 from sparsekm.registry import register_problem
 from sparsekm.specs import COEF0, DEGREE, GAMMA, PENALTY
 
@@ -105,7 +105,7 @@ def decision_values(spec: KernelSpec, beta: np.ndarray, X_sv: np.ndarray, coef: 
                     b: float, Z: np.ndarray) -> np.ndarray:
     """``f(z) = sum_i coef_i k_beta(x_i, z) + b`` for the rows of ``Z`` (Section 2.1), with
     ``coef = alpha * y`` over the rows ``X_sv`` (all training rows or the support vectors)."""
-    return spec(Z[:, beta], X_sv[:, beta]) @ coef + b
+    return kernel_decision(spec, np.asarray(Z)[:, beta], np.asarray(X_sv)[:, beta], coef, b)
 
 
 def random_masks(n: int, B: int, count: int, seed: int | None) -> list[np.ndarray]:
