@@ -117,3 +117,32 @@ def test_abr_ranking_stops_at_the_time_limit(monkeypatch, k0):
     assert 1 <= len(evaluated) < p.q
     if k0 == 1:
         assert r.bound is None and not r.extra["enumerated"]
+
+
+def test_enumerate_stops_at_the_time_limit_with_a_valid_bound(monkeypatch):
+    """Stopped by its limit, enumerate skips the supports left (it solved them all before,
+    past the limit) and bounds (4) by the Lagrangian bound of the alphas met: at most the
+    full enumeration's optimum."""
+    import math
+    import time
+
+    from sparsekm.algorithms.smkl import exact
+    from sparsekm.solvers import SolverPlan
+
+    kernels = "linear,poly:0.5:1:2,rbf:0.2,rbf:1,laplacian:0.5,rbf:3"
+    p = small_problem(seed=8, m=30, k0=2, kernels=kernels)
+    full = registry.get("smkl", "method", "enumerate")(p)
+    slow = exact.kelley
+
+    def kelley(*a, **kw):
+        time.sleep(0.1)
+        return slow(*a, **kw)
+
+    monkeypatch.setattr(exact, "kelley", kelley)
+    t0 = time.perf_counter()
+    r = registry.get("smkl", "method", "enumerate")(p, SolverPlan(time_limit=0.25))
+    assert time.perf_counter() - t0 < 0.6
+    assert r.termination.value == "time_limit"
+    assert 1 <= len(r.extra["supports"]) < math.comb(p.q, 2) == len(full.extra["supports"])
+    assert r.bound is not None and r.bound <= full.objective * (1 + 1e-9)
+    assert r.objective >= full.objective * (1 - 1e-6)

@@ -258,11 +258,18 @@ def exact(problem: SMKLProblem, plan: SolverPlan | None = None, *,
           problem_class="convex per support")
 def enumerate_supports(problem: SMKLProblem, plan: SolverPlan | None = None, *,
                        gap_tol: Annotated[float, GAP_TOL] = 1e-5) -> Any:
-    """Solve (4) on every k0-subset of kernels (a convex problem each) and take the best."""
+    """Solve (4) on every k0-subset of kernels (a convex problem each) and take the best.
+
+    Stopped by the time limit, the supports left are skipped; the bound is then the best
+    Lagrangian bound (over every support) of the SVM solutions met."""
     plan = (plan or SolverPlan()).start()
     t0 = time.perf_counter()
     best, bound, rows, term = None, np.inf, [], Termination.CONVERGED
+    whole = -np.inf   # max over the alphas met of the Lagrangian bound on all of (4)
     for S in itertools.combinations(range(problem.q), problem.k0):
+        if best is not None and plan.clock is not None and plan.clock.expired():
+            term, bound = Termination.TIME_LIMIT, -np.inf   # supports left unsolved
+            break
         # a support whose lower bound passes the best value so far cannot win: stop it there
         # (its bound >= cutoff keeps min(bound) valid within tol)
         cutoff = np.inf if best is None else best[0] - gap_tol * abs(best[0])
@@ -270,12 +277,15 @@ def enumerate_supports(problem: SMKLProblem, plan: SolverPlan | None = None, *,
                    plan=plan)
         rows.append({"support": list(S), "upper": r["upper"], "bound": r["bound"]})
         bound = min(bound, r["bound"])
+        whole = max([whole] + [lagrangian_bound(d, float(a.sum()), problem.lam, problem.k0)[0]
+                               for a, d in r["alphas"]])
         if r["termination"] == "time_limit":
             term = Termination.TIME_LIMIT
         if best is None or r["upper"] < best[0]:
             best = (r["upper"], r["beta"])
-    bound = min(bound, best[0])
-    res = method_result(problem, "enumerate", t0, beta=best[1], bound=bound,
+    bound = min(max(bound, whole), best[0])
+    res = method_result(problem, "enumerate", t0, beta=best[1],
+                        bound=bound if np.isfinite(bound) else None,
                         termination=term, supports=rows)
     res.gap_tol = gap_tol
     return res
