@@ -182,3 +182,31 @@ def test_closed_trees_are_optimal_within_their_tolerance(gap_tol):
                                                         SolverPlan(), n_samples=20)
     assert kernel.sense == "max" and kernel.bound >= kernel.objective
     assert kernel.gap_tol == 0.0 and kernel.gap == 0.0 and kernel.status.value == "optimal"
+
+
+def test_fs_kernel_bnb_root_skips_its_superset_solve_after_the_limit(monkeypatch):
+    """When LS* ends at the limit, the root keeps only its cheapest valid bound (max f at the
+    incumbent's alpha, no SVM solve): the run stops with that bound, at least the enumerated
+    optimum. Before, the root's superset SVM and its rounds ran past the limit."""
+    from sparsekm.algorithms.fs_kernel import bnb, local_search
+
+    p = _fs_kernel(40, 9, 3, "margin", seed=2)
+    opt = registry.get("fs-kernel", "method", "enumerate")(p, SolverPlan()).objective
+    ls, bound0, calls = local_search.ls_star, bnb.Bounder.bound, []
+
+    def slow_ls(problem, plan, **kw):
+        r = ls(problem, plan, **kw)
+        while not plan.clock.expired():
+            time.sleep(0.01)
+        return r
+
+    def bound(self, *a, **kw):
+        calls.append(a)
+        return bound0(self, *a, **kw)
+
+    monkeypatch.setattr(local_search, "ls_star", slow_ls)
+    monkeypatch.setattr(bnb.Bounder, "bound", bound)
+    r = registry.get("fs-kernel", "method", "bnb")(p, SolverPlan(time_limit=0.5))
+    assert not calls and r.termination == Termination.TIME_LIMIT
+    tol = 1e-9 * abs(opt)
+    assert r.objective <= opt + tol and r.bound >= opt - tol
