@@ -133,3 +133,21 @@ def test_cli_bnb_json():
     out = json.loads(r.stdout)
     assert out["method"] == "bnb" and len(out["selected"]) == 3
     assert out["status"] == "optimal" and out["gap"] <= 1e-6  # 286 masks: the tree closes
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_enumeration_returns_the_best_masks_svm_without_solving_again(monkeypatch, workers):
+    """The chunk that met the best mask hands back its SVM: the caller solves none (its first
+    solve loaded the compiled solver after the limit, 0.78 s). The (alpha, b) are those of an
+    SVM solved at that mask directly; the same on 1 and 2 workers."""
+    from sparsekm.algorithms.fs_kernel.evaluator import Evaluator, alpha_subproblem
+
+    p = _problem(6, 2, m=40, n=12, B=4)    # 495 masks: 2 workers run 8 chunks
+    monkeypatch.setattr(Evaluator, "solve_mask", lambda *a: pytest.fail("solved again"))
+    e = enumerate_masks(p, SolverPlan(), workers=workers)
+    assert e.status.value == "optimal"
+    beta = e.values["beta"]
+    K = Evaluator(p).kernel(beta)
+    alpha, b, v = alpha_subproblem(K, p.y, p.C)
+    assert np.allclose(e.values["alpha"], alpha, atol=1e-10) and e.values["b"] == pytest.approx(b)
+    assert e.objective == pytest.approx(np.nanmax(e.extra["objectives"]), rel=1e-12)
