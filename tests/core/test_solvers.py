@@ -348,3 +348,28 @@ def test_warm_start_without_a_start_point_changes_nothing() -> None:
     warm = solve(miqp_pyomo(), "scip", warm_start=True)
     assert warm.status is Status.OPTIMAL
     assert warm.objective == pytest.approx(cold.objective, abs=1e-9)
+
+
+def test_cvxpy_solver_gets_the_time_its_compilation_left(monkeypatch) -> None:
+    """The conic solver's time limit is the limit minus CVXPY's compilation (made 0.3 s
+    here); the problem is still solved to its hand-checked optimum (-5). Before, the whole
+    limit went to the solver after the compilation."""
+    from cvxpy.reductions.solvers.solving_chain import SolvingChain
+
+    compile0, solve0, seen = cp.Problem.get_problem_data, SolvingChain.solve_via_data, []
+
+    def slow_compile(self, *a, **kw):
+        import time
+
+        time.sleep(0.3)
+        return compile0(self, *a, **kw)
+
+    def solve_via_data(self, problem, data, warm_start, verbose, solver_opts):
+        seen.append(solver_opts["time_limit"])
+        return solve0(self, problem, data, warm_start, verbose, solver_opts)
+
+    monkeypatch.setattr(cp.Problem, "get_problem_data", slow_compile)
+    monkeypatch.setattr(SolvingChain, "solve_via_data", solve_via_data)
+    r = solve(lp_cvxpy(), solver="clarabel", time_limit=10.0)
+    assert len(seen) == 1 and 9.0 < seen[0] <= 10.0 - 0.3
+    assert r.objective == pytest.approx(-5.0, abs=1e-6)
