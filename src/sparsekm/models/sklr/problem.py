@@ -96,13 +96,17 @@ class SKLRProblem(Problem):
         return self.kernel(self.X)
 
     def kernel_source(self, cache_mb: float = 1024.0, precompute: str | bool = "auto") -> Any:
-        """Kernel access for the SMO engine: the matrix, or rows on demand in an LRU cache."""
+        """Kernel access for the SMO engine: the matrix, or rows on demand in an LRU cache. A
+        matrix it computes is kept as :attr:`K` (the training predictions reuse it)."""
         from sparsekm.solvers.smo import KernelSource
 
         if "K" in self.__dict__:
             return KernelSource.from_matrix(self.K)
-        return KernelSource.from_data(self.X, self.kernel, cache_mb=cache_mb,
-                                      precompute=precompute)
+        ks = KernelSource.from_data(self.X, self.kernel, cache_mb=cache_mb,
+                                    precompute=precompute)
+        if ks.precomputed:
+            self.__dict__["K"] = ks.K
+        return ks
 
     def loss(self) -> Any:
         """The engine's :class:`~sparsekm.solvers.smo.Logistic` loss of (22)."""
