@@ -165,3 +165,18 @@ def test_auto_backend_warm_starts_with_the_engine_and_bad_input_is_named():
         solve_kernel_dual(np.ones((3, 2)), y[:3])
     with pytest.raises(ValueError, match="one class"):
         solve_kernel_dual(K, np.ones(60))
+
+
+@pytest.mark.parametrize("name,kw", [("rbf", {"gamma": 0.3}), ("poly", {"degree": 2}),
+                                     ("linear", {}), ("sigmoid", {"gamma": 0.1})])
+def test_precomputed_matrix_by_row_blocks_equals_the_kernel(monkeypatch, name, kw):
+    """The engine's matrix is filled by blocks of rows: the one-call kernel to round-off,
+    the diagonal exactly k(x_i, x_i)."""
+    from sparsekm.solvers.smo import kernel_source
+
+    monkeypatch.setattr(kernel_source, "MATRIX_BLOCK_ROWS", 7)
+    X = np.random.default_rng(1).normal(size=(30, 4))
+    spec = KernelSpec(name, **kw)
+    K = KernelSource.from_data(X, spec, precompute=True).K
+    np.testing.assert_allclose(K, spec(X), rtol=1e-13, atol=1e-13)
+    assert np.array_equal(np.diag(K), kernel_source._diagonal(X, spec))
