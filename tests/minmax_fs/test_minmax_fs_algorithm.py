@@ -86,3 +86,30 @@ def test_protocol_is_deterministic_across_workers_and_summaries_add_up():
     assert t2["mmfs"] == max(r["accuracy"] for r in rows)
     Fs, acc = curve(serial, 0.2)
     assert Fs == [1, 2, 3] and acc[-1] == pytest.approx(rows[0]["accuracy"])
+
+
+def test_a_time_limited_cv_leaves_time_for_the_route_and_the_nofs_svm_is_returned(
+        monkeypatch):
+    """Under a limit the CV start gets CV_SHARE of the time left (before, all of it, and the
+    route and the predictions ran past the limit); the NO-FS SVM of the chosen (C, gamma) is
+    returned, equal to a direct fit."""
+    import time
+
+    from sparsekm.algorithms.minmax_fs import algorithm1 as a1
+
+    X, y = make_instance(m=40, n=3, seed=4, informative=1)
+    seen, cv0 = [], a1.cv_start
+
+    def cv_start(*a, deadline=None, **kw):
+        seen.append((deadline.remaining(), time.perf_counter()))
+        return cv0(*a, deadline=deadline, **kw)
+
+    monkeypatch.setattr(a1, "cv_start", cv_start)
+    plan = SolverPlan(time_limit=30.0).start()
+    res = algorithm1(X, y, start=Start(), C2=0.5, plan=plan)
+    given, at = seen[0]
+    assert given <= a1.CV_SHARE * (plan.clock.end - at) + 1e-3 < 20.0
+    C, g = res.extra["cv"]["C"], res.extra["cv"]["gamma"]
+    alpha, b = svm_fit(kernel(X, np.full(3, g)), y, C)
+    a0, b0 = res.extra["nofs_svm"]
+    np.testing.assert_allclose(a0, alpha) and np.testing.assert_allclose(b0, b)

@@ -59,13 +59,13 @@ class MinMaxRun:
                                      "held-out folds; 0: one fit.", ge=0, le=100)
 
 
-def _nofs_scores(train: Any, C: float, gamma: float, *others: Any) -> list[float]:
-    """Accuracy of the NO-FS SVM (gamma_j = gamma, penalty C) on train and each of ``others``."""
-    from sparsekm.algorithms.minmax_fs.cv import decision_values, svm_fit
-    from sparsekm.models.minmax_fs.lower import kernel
+def _nofs_scores(train: Any, nofs: tuple, gamma: float, *others: Any) -> list[float]:
+    """Accuracy of the NO-FS SVM ``nofs = (alpha, b)`` (gamma_j = gamma) on train and each of
+    ``others``."""
+    from sparsekm.algorithms.minmax_fs.cv import decision_values
 
     g = np.full(train.n, float(gamma))
-    alpha, b = svm_fit(kernel(train.X, g), train.y, C)
+    alpha, b = nofs
     return [accuracy(decision_values(train.X, train.y, alpha, b, g, d.X), d.y)
             for d in (train, *others)]
 
@@ -134,7 +134,8 @@ def run_solve(call: Call) -> dict[str, Any]:
     acc = {"train_accuracy": accuracy(predict_scores(tr.X, tr.y, res, tr.X), tr.y)}
     if te is not None:
         acc["test_accuracy"] = accuracy(predict_scores(tr.X, tr.y, res, te.X), te.y)
-    nofs = _nofs_scores(tr, C_used, g_start, *([te] if te is not None else []))
+    nofs = _nofs_scores(tr, res.extra.pop("nofs_svm"), g_start,
+                        *([te] if te is not None else []))
     acc["nofs_train_accuracy"] = nofs[0]
     if te is not None:
         acc["nofs_test_accuracy"] = nofs[1]
