@@ -355,3 +355,25 @@ def test_kernel_decision_equals_the_full_matrix_product_in_blocks(monkeypatch):
     np.testing.assert_allclose(f, rbf_kernel(Z, X, gamma=0.3) @ coef + 0.7, rtol=1e-12)
     assert len(seen) == 5 and set(seen) == {int((coef != 0).sum())}
     assert np.array_equal(kernel_decision(kernel, Z, X, np.zeros(30), -1.0), np.full(23, -1.0))
+
+
+def test_prediction_reserve_ends_the_method_clock_earlier():
+    """A run reserves the time of its printed predictions: the clock ends that much earlier
+    (never below 10 ms left; no limit: unchanged); the cost is timed on a sample and scaled
+    by the number of rows."""
+    import math
+
+    from sparsekm.kernels import rbf_kernel
+    from sparsekm.run.predict_budget import prediction_seconds, reserve, reserved_plan
+    from sparsekm.solvers import SolverPlan
+
+    plan = SolverPlan(time_limit=10.0).start()
+    assert reserve(plan, 3.0).clock.remaining() == pytest.approx(7.0, abs=0.05)
+    assert reserve(plan, 30.0).clock.remaining() <= 0.01
+    free = SolverPlan().start()
+    assert math.isinf(reserve(free, 3.0).clock.remaining())
+    assert reserved_plan(free, rbf_kernel, np.ones((5, 2)), np.ones((9, 2))) is free
+    X = np.random.default_rng(0).normal(size=(400, 5))
+    assert prediction_seconds(rbf_kernel, X, 0) == 0.0 < prediction_seconds(rbf_kernel, X, 50)
+    r = reserved_plan(plan, rbf_kernel, X, None, np.ones((3000, 5)))
+    assert r.clock.remaining() < plan.clock.remaining()

@@ -18,6 +18,7 @@ from sparsekm import declare
 from .command import BASE_OPTIONS, Command, register_command
 from .data import prepare, ready, validation_split
 from .payload import payload_from
+from .predict_budget import reserved_plan
 from .resolve import Call
 
 PROBLEM = "sklr"
@@ -60,7 +61,9 @@ def run_solve(call: Call) -> dict[str, Any]:
     split = prepare(call.opts)
     train, val = validation_split(split.train, call.opts)
     problem = call.build(SKLRProblem, train.X, train.y, **_lam(call))
-    plan = call.solver_plan()
+    plan = reserved_plan(call.solver_plan(), problem.kernel, train.X,
+                         None if val is None else val.X,
+                         None if split.test is None else split.test.X)
     ready()
     res = solve_sklr(problem, call.choice, plan, **call.options)
     extra: dict[str, Any] = {}
