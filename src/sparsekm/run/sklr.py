@@ -76,7 +76,9 @@ def run_solve(call: Call) -> dict[str, Any]:
             return kernel_decision(spec, X, train.X[sv], coef[sv], b)
 
         if "K" in problem.__dict__:   # the matrix the engine used: one product
-            train_f = problem.K @ np.where(np.isin(np.arange(problem.m), sv), coef, 0.0) + b
+            on_sv = np.zeros(problem.m)
+            on_sv[sv] = coef[sv]
+            train_f = problem.K @ on_sv + b
         else:
             train_f = decide(train.X)
         acc, ll = metrics(train_f, train.y)

@@ -123,7 +123,6 @@ class CvxpyAdapter:
                       DEFAULT_GAP_TOL, time_s=elapsed, values=cvxpy_values(problem),
                       message=message, raw=problem, **base)
 
-
     def _compile_and_solve(self, problem: Any, options: SolverOptions) -> None:
         """CVXPY's ``problem.solve`` in its two steps, so that the solver's time limit is what
         the compilation left (DSCoP on madelon: 0.43 s of a 2.9 s limit went to it)."""

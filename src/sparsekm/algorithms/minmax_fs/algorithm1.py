@@ -22,6 +22,7 @@ import numpy as np
 
 from sparsekm import registry
 from sparsekm.models.minmax_fs import MinMaxFSProblem
+from sparsekm.models.minmax_fs.lower import kernel
 from sparsekm.solvers import Result, SolverPlan
 from sparsekm.solvers.plan import Deadline
 
@@ -122,8 +123,6 @@ def algorithm1(X: np.ndarray, y: np.ndarray, *, C2: float = 0.5, p: float = 1.0,
                       gamma_grid=fixed_or_grid(gamma0, start.gamma_grid), tie=start.tie,
                       deadline=_cv_deadline(plan))
         C_star, g0, cvinfo = cv.C, cv.gamma, nofs_summary(cv)
-        from sparsekm.models.minmax_fs.lower import kernel
-
         nofs = svm_fit(kernel(X, np.full(X.shape[1], cv.gamma)), y, cv.C)
         plan.progress(f"minmax-fs Algorithm 1: C* = {cv.C:g}, gamma_ini = {cv.gamma:g} "
                       f"(CV accuracy {cv.accuracy:.4f})")
