@@ -146,3 +146,25 @@ def test_enumerate_stops_at_the_time_limit_with_a_valid_bound(monkeypatch):
     assert 1 <= len(r.extra["supports"]) < math.comb(p.q, 2) == len(full.extra["supports"])
     assert r.bound is not None and r.bound <= full.objective * (1 + 1e-9)
     assert r.objective >= full.objective * (1 - 1e-6)
+
+
+def test_abr_starts_on_workers_keep_the_time_limit():
+    """The starts run by an executor get the plan's clock (it crosses the process boundary
+    as wall time): with a limit already spent each start stops at its first look, where
+    before the workers ran every start to convergence."""
+    import pickle
+    import time
+
+    from sparsekm.parallel import Executor
+    from sparsekm.solvers import SolverPlan
+    from sparsekm.solvers.plan import Deadline
+
+    d = Deadline(10.0)
+    time.sleep(0.05)
+    e = pickle.loads(pickle.dumps(d))
+    assert abs(e.remaining() - d.remaining()) < 0.01 and abs(e.elapsed() - d.elapsed()) < 0.01
+    p = small_problem(seed=9, m=40)
+    r = registry.get("smkl", "method", "abr")(
+        p, SolverPlan(time_limit=1e-3, executor=Executor(2)), init="random", starts=3)
+    assert r.termination.value == "time_limit"
+    assert all(len(h) == 1 for h in [r.extra["history"]])

@@ -32,6 +32,20 @@ class Deadline:
         self.end = math.inf if time_limit is None else \
             (self.t0 if since is None else since) + time_limit
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Sent to another process as wall-clock readings (``perf_counter`` has no meaning
+        outside this one), so a worker, local or on Dask, stops at the same moment."""
+        now_p, now_w = time.perf_counter(), time.time()
+        return {"limit": self.limit, "t0_wall": now_w - (now_p - self.t0),
+                "end_wall": self.end if math.isinf(self.end) else now_w + (self.end - now_p)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        now_p, now_w = time.perf_counter(), time.time()
+        self.limit = state["limit"]
+        self.t0 = now_p - (now_w - state["t0_wall"])
+        end = state["end_wall"]
+        self.end = end if math.isinf(end) else now_p + (end - now_w)
+
     def elapsed(self) -> float:
         return time.perf_counter() - self.t0
 

@@ -126,6 +126,7 @@ def abr(problem: SMKLProblem, plan: SolverPlan | None = None, *,
     betas, info = initial_betas(problem, plan, init, starts, seed, plan.clock)
     opts = {"stop": stop, "monotone": monotone, "faces": faces}
     if plan.executor is not None:
+        opts["deadline"] = plan.clock   # pickled as wall time: each worker stops at the limit
         done = plan.executor.map(_run_one, [problem] * len(betas), betas, [opts] * len(betas))
         runs = [r for i, r in enumerate(done) if i == 0 or not _certified(done[:i])]
     else:  # in order, until the bound of the alphas met certifies the best run (gap <= 1e-4)
