@@ -100,3 +100,31 @@ def test_cli_cv_options():
     assert len(out["support"]) <= out["cv_params"]["k0"] and "test_accuracy" in out
     bad = CliRunner().invoke(app, base + ["--cv-folds", "3", "--cv-C", "ten"])
     assert bad.exit_code == 2 and "--cv-C" in bad.output and not bad.stdout.strip()
+
+
+def test_cv_keeps_the_time_limit_and_scores_only_complete_points(monkeypatch):
+    """A limit reached during the CV ends it: the points scored on every fold keep their
+    accuracy (equal to the unlimited CV's), the rest get None, the best scored point is
+    refitted and the result says time_limit. Before, all 3 x 3 fits ran past the limit."""
+    import time
+
+    from sparsekm.solvers import SolverPlan
+
+    p = small_problem(seed=9, m=45)
+    avg = registry.get("smkl", "method", "average")
+    _, full = cross_validate(p, avg, {"C": (0.1, 1.0, 10.0)}, folds=3, seed=4)
+
+    def slow(sub, plan, **kw):
+        time.sleep(0.1)
+        return avg(sub, plan, **kw)
+
+    t0 = time.perf_counter()
+    res, cv = cross_validate(p, slow, {"C": (0.1, 1.0, 10.0)}, folds=3, seed=4,
+                             plan=SolverPlan(time_limit=0.45).start())
+    assert time.perf_counter() - t0 < 1.0 and res.termination.value == "time_limit"
+    scored = [r for r in cv["cv_table"] if r["accuracy"] is not None]
+    assert 1 <= len(scored) < 3 and cv["cv_table"][2]["accuracy"] is None
+    for row in scored:
+        assert row["accuracy"] == next(r["accuracy"] for r in full["cv_table"]
+                                       if r["C"] == row["C"])
+    assert cv["cv_accuracy"] == max(r["accuracy"] for r in scored)

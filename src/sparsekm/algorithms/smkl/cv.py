@@ -53,9 +53,14 @@ def cross_validate(problem: SMKLProblem, method: Any, grid: dict[str, tuple], *,
 
     ``grid`` maps "C", "lam", "k0" to the values tried (a key left out keeps the problem's);
     grid points with k0 > q are skipped. The summary holds the chosen point, its mean
-    validation accuracy, every point's accuracy and the time.
+    validation accuracy, every point's accuracy and the time. The plan's clock is read
+    between grid points: a point not scored on every fold by the limit is left out (accuracy
+    None), the best of those scored is refitted (none scored: the problem's own parameters)
+    and the result's termination is ``time_limit``.
     """
     from sklearn.model_selection import StratifiedKFold
+
+    from sparsekm.solvers import Termination
 
     t0 = time.perf_counter()
     options = options or {}
@@ -68,18 +73,27 @@ def cross_validate(problem: SMKLProblem, method: Any, grid: dict[str, tuple], *,
         raise ValueError("the CV grid is empty: give at least one value per key")
     splits = list(StratifiedKFold(folds, shuffle=True, random_state=seed)
                   .split(np.zeros(problem.m), problem.y))
-    scores = np.zeros(len(points))
-    for tr, va in splits:
-        K_val = problem.K[:, va][:, :, tr]
-        for i, pt in enumerate(points):
+    clock = None if plan is None else plan.clock
+    K_val = [problem.K[:, va][:, :, tr] for tr, va in splits]
+    scores = np.full(len(points), np.nan)
+    for i, pt in enumerate(points):   # every fold of a point, then the next point
+        if clock is not None and clock.expired():
+            break
+        acc = 0.0
+        for (tr, va), Kv in zip(splits, K_val):
             sub = restrict(problem, tr, **pt)
-            scores[i] += _accuracy(sub, method(sub, plan, **options), K_val,
-                                   problem.y[va]) / folds
-    order = sorted(range(len(points)), key=lambda i: (-scores[i], points[i].get("k0", 0), i))
-    best = points[order[0]]
+            acc += _accuracy(sub, method(sub, plan, **options), Kv, problem.y[va]) / folds
+        scores[i] = np.nan if clock is not None and clock.expired() else acc
+    scored = [i for i in range(len(points)) if not np.isnan(scores[i])]
+    order = sorted(scored, key=lambda i: (-scores[i], points[i].get("k0", 0), i))
+    best = points[order[0]] if order else {}
     final = restrict(problem, None, **best)
     res = method(final, plan, **options)
-    summary = {"cv_params": best, "cv_accuracy": float(scores[order[0]]), "cv_folds": folds,
-               "cv_table": [{**pt, "accuracy": float(s)} for pt, s in zip(points, scores)],
+    if len(scored) < len(points):
+        res.termination = Termination.TIME_LIMIT
+    summary = {"cv_params": {k: getattr(final, k) for k in keys},
+               "cv_accuracy": float(scores[order[0]]) if order else None, "cv_folds": folds,
+               "cv_table": [{**pt, "accuracy": None if np.isnan(s) else float(s)}
+                            for pt, s in zip(points, scores)],
                "cv_time_s": time.perf_counter() - t0}
     return res, summary
