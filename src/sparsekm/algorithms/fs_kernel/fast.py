@@ -153,7 +153,8 @@ class FastEvaluator(PathEvaluator):
                 max_iter: int) -> None:
         """:func:`refine_many` on the masks ``todo``, in chunks of ``CHUNK`` in order (over
         the threads when there are several); the round ends at the first hopeless mask (no
-        chunk starts after one was met); tightens the intervals of the masks processed. A
+        chunk starts after one was met) or at the time limit; tightens the intervals of the
+        masks processed. A
         mask whose SMO run on the whole problem ended undecided (converged, or at
         ``SMO_CAP`` iterations) is marked ``refined``: its interval will not get narrower, so
         it is solved exactly if still needed."""
@@ -179,7 +180,7 @@ class FastEvaluator(PathEvaluator):
         hit = threading.Event()  # a mask to solve exactly was met: the round ends
 
         def run(k: int) -> None:
-            if hit.is_set():
+            if hit.is_set() or self.out_of_time():   # a chunk of 2000-row masks: ~0.5 s
                 return
             part = slice(k, min(k + CHUNK, todo.size))
             batch = (b.add, b.rem, b.alphas, b.grads, b.stages, todo[part], lo_thr[part],
