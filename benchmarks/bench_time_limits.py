@@ -1,6 +1,6 @@
 """Does every command keep its ``--time-limit`` (start-up included)? Wall time of real processes.
 
-Each case is ``sparsekm solve|relax PROBLEM ... --time-limit T --json`` on an instance that the
+Each case is ``sparsekm solve|relax|path PROBLEM ... --time-limit T --json`` on an instance that the
 method cannot finish in T seconds; the process's wall time (interpreter start, imports, data,
 workers, the method and the JSON) is compared with T. The allowance a run may take past its
 limit is what the CLI cannot cut short: the interpreter's start before sparsekm is imported
@@ -49,6 +49,12 @@ CASES = [
     ("solve", "minmax-fs", "spambase", ["--test-size", "0.6", "--method", "fast"]),
     ("solve", "minmax-fs", "sonar", ["--method", "ipopt", "--gamma0", "0.1"]),
     ("solve", "svm", "magic", ["--test-size", "0.2", "--C", "1000"]),
+    ("path", "fs-linear", "colorectal", ["--B", "1:20", "--C", "0.1,1"]),
+    ("solve", "fs-kernel", "madelon", ["--method", "ls-star", "--B", "10"]),
+    ("solve", "smkl", "ionosphere", ["--cv-folds", "5"]),
+    ("relax", "smkl", "spambase", ["--test-size", "0.6", "--relaxation", "sdp-full-cp"]),
+    ("solve", "sklr", "magic", ["--test-size", "0.6", "--method", "smo2", "--C", "100"]),
+    ("solve", "minmax-fs", "spambase", ["--test-size", "0.6", "--method", "ipopt"]),
 ]
 
 

@@ -92,3 +92,24 @@ def test_ipopt_refuses_another_solver_and_scip_refuses_big_data(instance):
     X, y = make_instance(m=70, n=10)
     with pytest.raises(ValueError, match="method='fast'"):
         scip(MinMaxFSProblem(X, y))
+
+
+def test_ipopt_is_not_started_when_its_first_iteration_cannot_fit(instance, monkeypatch):
+    """Ipopt reads its clock only after an iteration (4.3 s for the first on spambase): with
+    less time left than the estimated first iteration the start point of Algorithm 1 is
+    returned, time_limit, without calling Ipopt; with the time, Ipopt runs as before."""
+    from sparsekm.algorithms.minmax_fs import nlp_routes
+
+    pb = MinMaxFSProblem(*instance, C=5.0, C2=0.1)
+    called = []
+    solve0 = nlp_routes.solve
+    monkeypatch.setattr(nlp_routes, "solve", lambda *a, **k: called.append(1) or solve0(*a, **k))
+    assert nlp_routes.first_iteration_s(pb) < 1e-3          # 24 x 5: Ipopt runs
+    ran = ipopt(pb, SolverPlan(time_limit=30.0), gamma0=0.2)
+    assert called and ran.termination.value != "time_limit"
+    monkeypatch.setattr(nlp_routes, "FIRST_ITERATION_S", 1e3)
+    called.clear()
+    res = ipopt(pb, SolverPlan(time_limit=30.0), gamma0=0.2)
+    assert not called and res.termination.value == "time_limit"
+    assert res.objective == pytest.approx(res.extra["start_objective"], rel=1e-12)
+    assert "first iteration" in res.message
