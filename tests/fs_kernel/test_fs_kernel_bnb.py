@@ -151,3 +151,31 @@ def test_enumeration_returns_the_best_masks_svm_without_solving_again(monkeypatc
     alpha, b, v = alpha_subproblem(K, p.y, p.C)
     assert np.allclose(e.values["alpha"], alpha, atol=1e-10) and e.values["b"] == pytest.approx(b)
     assert e.objective == pytest.approx(np.nanmax(e.extra["objectives"]), rel=1e-12)
+
+
+def test_enumeration_never_records_an_svm_cut_short_by_the_clock(monkeypatch):
+    """In its last second a chunk caps each SVM by the time left; a solve that comes back
+    unconverged (here every capped one) leaves its mask unevaluated (NaN) instead of
+    recording a value that is not the mask's. Uncapped (no limit) all masks are solved.
+    The method registers a warm-up, so forked workers inherit the loaded solver."""
+    import time
+
+    from sparsekm import registry
+    from sparsekm.algorithms.fs_kernel import enumerate as en
+    from sparsekm.solvers import Termination, smo
+
+    p = _problem(6, 2, m=40, n=8, B=3)
+    solve0 = smo.solve_svm_dual
+
+    def capped(K, y, C, options=None):
+        r = solve0(K, y, C, options=options)
+        if options is not None and options.time_limit is not None:
+            r.termination = Termination.ITERATION_LIMIT
+        return r
+
+    monkeypatch.setattr(smo, "solve_svm_dual", capped)
+    obj, _, _ = en._chunk(p, 1, 20, until=time.time() + 0.5)
+    assert np.isnan(obj).all()
+    obj, _, _ = en._chunk(p, 1, 20, until=None)
+    assert np.isfinite(obj).all()
+    assert registry.get("fs-kernel", "method", "enumerate").warm_up is not None
