@@ -152,3 +152,55 @@ def test_proposition1_needs_y_alpha_zero_when_c_positive():
     gaps0 = [(sf0.F([e, o]) - sf0.F([o])) - sf0.F([e]) for e in range(5) for o in range(5)
              if o != e]
     assert min(gaps0) >= -1e-10
+
+
+@pytest.mark.parametrize("kernel,kw", [("poly", {"gamma": 0.3, "degree": 2, "coef0": 1.0}),
+                                       ("rbf", {"gamma": 0.2})])
+def test_set_functions_without_the_term_tensor_are_the_same(monkeypatch, kernel, kw):
+    """Above TENSOR_LIMIT_BYTES the (n, ms, ms) terms are not held: agg is one Gram matrix and
+    each g_j is computed when needed. F, F(T - e) and agg equal the tensor path's (and the
+    kernel matrix itself)."""
+    from sparsekm.models.fs_kernel import setfun
+
+    X, y, alpha = _instance(3, m=12, n=7)
+    full = SetFunctions(X, y, alpha, kernel, **kw)
+    monkeypatch.setattr(setfun, "TENSOR_LIMIT_BYTES", 0)
+    lazy = SetFunctions(X, y, alpha, kernel, **kw)
+    assert full.small and not lazy.small
+    T = [0, 2, 3, 5, 6]
+    np.testing.assert_allclose(lazy.agg(T), full.agg(T), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(lazy.F_minus_each(T, T), full.F_minus_each(T, T), rtol=1e-10)
+    assert lazy.F(T) == pytest.approx(full.F(T), rel=1e-12) and lazy._G is None
+    sv = np.flatnonzero(alpha)
+    a = (alpha * y)[sv]
+    K = kernel_matrix(X[np.ix_(sv, T)], kernel=kernel, **kw)
+    assert lazy.F(T) == pytest.approx(a @ K @ a, rel=1e-10)
+
+
+def test_rfe1_scores_its_candidates_by_chunks_and_stops_at_the_limit(monkeypatch):
+    """RFE1 reads the clock between chunks of candidates (one step on madelon, 500 of them,
+    took 80 s): with each candidate made slow (200 of them, 1.2 s a step), a 0.3 s limit ends
+    within a chunk or two and returns B features, termination time_limit."""
+    import time
+
+    from sparsekm import registry
+    from sparsekm.algorithms.fs_kernel.evaluator import Evaluator
+    from sparsekm.models.fs_kernel import FSKernelProblem
+    from sparsekm.solvers import SolverPlan
+
+    F0 = SetFunctions.F_minus_each
+
+    def slow(self, T, cands):      # 6 ms per candidate
+        time.sleep(0.006 * len(cands))
+        return F0(self, T, cands)
+
+    monkeypatch.setattr(SetFunctions, "F_minus_each", slow)
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 200))
+    y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0)
+    p = FSKernelProblem(X, y, B=5, kernel="rbf", sense="margin")
+    Evaluator(p).solve_mask(np.arange(200) < 5)     # the solver's loading is not timed here
+    t0 = time.perf_counter()
+    r = registry.get("fs-kernel", "method", "rfe1")(p, SolverPlan(time_limit=0.3))
+    assert time.perf_counter() - t0 < 0.6
+    assert r.termination.value == "time_limit" and len(r.selected) == 5

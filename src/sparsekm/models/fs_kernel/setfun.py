@@ -21,7 +21,9 @@ import numpy as np
 
 from sparsekm.kernels import feature_terms
 
-__all__ = ["SetFunctions"]
+__all__ = ["TENSOR_LIMIT_BYTES", "SetFunctions"]
+
+TENSOR_LIMIT_BYTES = 256 * 2**20   # the (n, ms, ms) terms held at once; above: per feature
 
 
 class SetFunctions:
@@ -45,11 +47,30 @@ class SetFunctions:
         self.n = X.shape[1]
         self.kernel, self.gamma, self.degree, self.coef0 = kernel, gamma, degree, coef0
         self.a = (alpha * np.asarray(y, dtype=float))[sv]
-        # per-feature terms g_j (n, ms, ms): gamma x_j x_j' (poly) or (x_j - x_j')^2 (rbf)
-        self.G = feature_terms(X[sv], kernel)
-        if kernel == "poly":
-            self.G *= gamma
+        self.Xsv = X[sv]
+        self._G: np.ndarray | None = None
+        self._last: tuple[bytes, np.ndarray] | None = None
+        self.small = self.n * sv.size ** 2 * 8 <= TENSOR_LIMIT_BYTES
         self.n_evals = 0
+
+    @property
+    def G(self) -> np.ndarray:
+        """The per-feature terms g_j as an (n, ms, ms) array: gamma x_j x_j' (poly) or
+        (x_j - x_j')^2 (rbf), built at first use."""
+        if self._G is None:
+            self._G = feature_terms(self.Xsv, self.kernel)
+            if self.kernel == "poly":
+                self._G *= self.gamma
+        return self._G
+
+    def g(self, j: int) -> np.ndarray:
+        """g_j: from the (n, ms, ms) array when it is small enough to hold (at most
+        TENSOR_LIMIT_BYTES), else computed (madelon's 500 x 2000^2 terms would take 16 GB)."""
+        if self.small or self._G is not None:
+            return self.G[j]
+        x = self.Xsv[:, j]
+        return self.gamma * np.outer(x, x) if self.kernel == "poly" else \
+            (x[:, None] - x[None, :]) ** 2
 
     def _f(self, agg: np.ndarray) -> np.ndarray:
         if self.kernel == "poly":
@@ -64,9 +85,19 @@ class SetFunctions:
     def agg(self, S: Any) -> np.ndarray:
         """``sum_{j in S} g_j``."""
         idx = np.asarray(sorted(S), dtype=int)
-        if idx.size == 0:
-            return np.zeros(self.G.shape[1:])
-        return self.G[idx].sum(axis=0)
+        if idx.size and (self.small or self._G is not None):
+            return self.G[idx].sum(axis=0)
+        key = idx.tobytes()
+        if self._last is not None and self._last[0] == key:   # RFE1 scores T by chunks
+            return self._last[1]
+        XS = self.Xsv[:, idx]      # the same sum without the terms: one Gram matrix (BLAS)
+        if self.kernel == "poly":
+            out = self.gamma * (XS @ XS.T)
+        else:
+            sq = np.einsum("ij,ij->i", XS, XS)
+            out = np.maximum(sq[:, None] + sq[None, :] - 2.0 * (XS @ XS.T), 0.0)
+        self._last = (key, out)
+        return out
 
     def F(self, S: Any) -> float:
         """``F(S)`` (Section 4.2); ``F(emptyset) = 0`` by definition."""
@@ -91,5 +122,5 @@ class SetFunctions:
         base = self.agg(T)
         out = np.empty(cands.size)
         for k, e in enumerate(cands):
-            out[k] = 0.0 if len(T) == 1 else self._quad(self._f(base - self.G[e]))
+            out[k] = 0.0 if len(T) == 1 else self._quad(self._f(base - self.g(int(e))))
         return out
