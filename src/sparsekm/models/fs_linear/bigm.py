@@ -11,7 +11,7 @@ import numpy as np
 from sparsekm.registry import register
 from sparsekm.solvers import ProblemClass, declare_class
 
-from ..svm import margin_block, solve_svm
+from ..svm import margin_block, solve_svm, svm_objective
 from .problem import FSLinearProblem
 
 __all__ = ["bigm_model", "estimate_big_m"]
@@ -60,10 +60,28 @@ def estimate_big_m(problem: FSLinearProblem, ub: float | None = None, method: st
         raise ValueError(f"method={method!r}: use 'norm' (valid) or 'svm' (heuristic)")
     if method == "norm" and ub is not None:  # any feasible point's value: no SVM to solve
         return float(math.sqrt(2.0 * ub))
-    w_svm, _, _ = solve_svm(p.X, p.y, p.C, solver=qp_solver)
+    w_svm = _svm(p, None, qp_solver)[0]
     if method == "svm":
         return float(max(np.abs(w_svm).max(), 1e-6))
     if ub is None:
         top = np.argsort(-np.abs(w_svm), kind="stable")[:p.B]
-        ub = solve_svm(p.X, p.y, p.C, features=top, solver=qp_solver)[2]
+        ub = _svm(p, top, qp_solver)[1]
     return float(math.sqrt(2.0 * ub))
+
+
+def _svm(p: FSLinearProblem, features: np.ndarray | None, qp_solver: str | None
+         ) -> tuple[np.ndarray, float]:
+    """(w, objective of (w, b)) of the SVM (1) on ``features``: the native interior-point
+    method by default (madelon, 2000 x 500: 1.9 s against Clarabel's 9 s), else ``qp_solver``
+    through the solver layer. The objective is recomputed from (w, b), so it is a feasible
+    point's value whatever the solver's accuracy."""
+    if qp_solver is not None:
+        w, _, obj = solve_svm(p.X, p.y, p.C, features=features, solver=qp_solver)
+        return w, obj
+    from sparsekm.solvers.linear_svm import solve_linear_svm
+
+    F = np.arange(p.n) if features is None else np.asarray(features, dtype=int)
+    fit = solve_linear_svm(p.X[:, F], p.y, p.C)
+    w = np.zeros(p.n)
+    w[F] = fit.w
+    return w, float(svm_objective(p.X, p.y, p.C, w, fit.b))
