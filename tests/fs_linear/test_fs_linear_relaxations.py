@@ -151,3 +151,25 @@ def test_box_certificate_is_the_value_of_8_at_interior_point_multipliers(key, B,
     scs = solve_relaxation(p, "box", SolverPlan(relax_solver="scs"), M=M)
     assert scs.bound is not None and scs.bound <= res.objective + 1e-7
     assert scs.bound == pytest.approx(res.objective, rel=1e-3)
+
+
+def test_a_relaxation_stopped_by_its_limit_reports_no_value(monkeypatch) -> None:
+    """A solver stopped by a limit returns a number that is not the relaxation's value
+    (HiGHS on BoxMP, madelon: 0.0, which with a certificate of 0 read "optimal"). The result
+    keeps it as solver_objective, reports no objective, and keeps only certified bounds:
+    below the enumerated optimum."""
+    from sparsekm.relaxations.fs_linear import common
+    from sparsekm.solvers import Termination
+
+    solve0 = common.solve
+
+    def stopped(*a, **kw):
+        r = solve0(*a, **kw)
+        r.termination, r.objective, r.bound = Termination.TIME_LIMIT, 0.0, None
+        return r
+
+    monkeypatch.setattr(common, "solve", stopped)
+    p = prob("rand0", 3, 1.0)
+    r = solve_relaxation(p, "box")
+    assert r.objective is None and r.extra["solver_objective"] == 0.0
+    assert r.status.value == "bound_only" and r.bound <= enum_opt("rand0", 3, 1.0)[0]

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from sparsekm.models.fs_linear import FSLinearProblem, estimate_big_m
-from sparsekm.solvers import Result, SolverPlan, solve
+from sparsekm.solvers import Result, SolverPlan, Termination, solve
 
 __all__ = ["Relaxed", "budget", "need_big_m", "solve_relaxed", "xi_block"]
 
@@ -76,11 +76,16 @@ def solve_relaxed(problem: FSLinearProblem, rel: Relaxed, plan: SolverPlan, ref:
     inaccurate solve gives only the closed-form certificate.
     """
     res = solve(rel.problem, solver=plan.relax_solver, time_limit=plan.clock.cap(None))
-    out = Result(objective=res.objective, termination=res.termination,
-                 time_s=res.time_s, solver=res.solver,
+    # the relaxation's value only when the solver converged: HiGHS stopped by a limit on
+    # BoxMP (madelon) reported 0.0, no feasible point's value, and with the certificate 0
+    # the result read "optimal"; the solver's number stays in extra
+    converged = res.termination is Termination.CONVERGED
+    out = Result(objective=res.objective if converged else None,
+                 termination=res.termination, time_s=res.time_s, solver=res.solver,
                  version=res.version, method=rel.name, problem="fs-linear",
                  problem_class=res.problem_class, message=res.message,
-                 extra={"equation": ref, "M": rel.M, "solver_bound": res.bound})
+                 extra={"equation": ref, "M": rel.M, "solver_bound": res.bound,
+                        "solver_objective": res.objective})
     bounds = [res.bound] if res.bound is not None else []
     if res.has_solution:
         u = _values(rel.u)
