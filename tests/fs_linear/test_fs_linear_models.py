@@ -147,3 +147,17 @@ def test_big_m_by_the_native_svm_equals_the_solver_layers(key: str, B: int) -> N
     assert native == pytest.approx(layer, rel=1e-6)
     w_inf = enum_opt(key, B, 1.0)[2]
     assert native >= w_inf - 1e-9
+
+
+def test_restricted_cop_is_not_built_when_the_time_is_up(monkeypatch) -> None:
+    """Local and Kernel Search skip CoP(K) once the limit has passed (building and starting
+    it took 0.7 s past a 5 s limit on madelon): no point, termination time_limit."""
+    import time
+
+    from sparsekm.algorithms.fs_linear import common
+
+    monkeypatch.setattr(common, "cop_model", lambda *a, **k: pytest.fail("built"))
+    plan = SolverPlan(time_limit=0.01).start()
+    time.sleep(0.02)
+    r = common.solve_restricted(prob("rand0", 3, 1.0), plan, [0, 1, 2, 3], "bilinear")
+    assert not r.has_solution and r.termination.value == "time_limit"
