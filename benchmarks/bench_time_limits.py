@@ -55,6 +55,11 @@ CASES = [
     ("relax", "smkl", "spambase", ["--test-size", "0.6", "--relaxation", "sdp-full-cp"]),
     ("solve", "sklr", "magic", ["--test-size", "0.6", "--method", "smo2", "--C", "100"]),
     ("solve", "minmax-fs", "spambase", ["--test-size", "0.6", "--method", "ipopt"]),
+    ("solve", "fs-linear", "madelon", ["--B", "20", "--method", "local-search"]),
+    ("solve", "fs-linear", "madelon", ["--B", "20", "--method", "exact"]),
+    ("relax", "fs-linear", "madelon", ["--B", "20", "--relaxation", "box"]),
+    ("solve", "fs-kernel", "madelon", ["--method", "rfe1", "--B", "10"]),
+    ("solve", "smkl", "spambase", ["--test-size", "0.6", "--method", "easymkl"]),
 ]
 
 

@@ -352,8 +352,9 @@ def test_warm_start_without_a_start_point_changes_nothing() -> None:
 
 def test_cvxpy_solver_gets_the_time_its_compilation_left(monkeypatch) -> None:
     """The conic solver's time limit is the limit minus CVXPY's compilation (made 0.3 s
-    here); the problem is still solved to its hand-checked optimum (-5). Before, the whole
-    limit went to the solver after the compilation."""
+    here) and as much again for its last iteration; the problem is still solved to its
+    hand-checked optimum (-5). Before, the whole limit went to the solver after the
+    compilation."""
     from cvxpy.reductions.solvers.solving_chain import SolvingChain
 
     compile0, solve0, seen = cp.Problem.get_problem_data, SolvingChain.solve_via_data, []
@@ -371,5 +372,5 @@ def test_cvxpy_solver_gets_the_time_its_compilation_left(monkeypatch) -> None:
     monkeypatch.setattr(cp.Problem, "get_problem_data", slow_compile)
     monkeypatch.setattr(SolvingChain, "solve_via_data", solve_via_data)
     r = solve(lp_cvxpy(), solver="clarabel", time_limit=10.0)
-    assert len(seen) == 1 and 9.0 < seen[0] <= 10.0 - 0.3
+    assert len(seen) == 1 and 8.5 < seen[0] <= 10.0 - 0.6
     assert r.objective == pytest.approx(-5.0, abs=1e-6)
