@@ -204,3 +204,22 @@ def test_rfe1_scores_its_candidates_by_chunks_and_stops_at_the_limit(monkeypatch
     r = registry.get("fs-kernel", "method", "rfe1")(p, SolverPlan(time_limit=0.3))
     assert time.perf_counter() - t0 < 0.6
     assert r.termination.value == "time_limit" and len(r.selected) == 5
+
+
+def test_decsub_refuses_data_whose_feature_terms_cannot_be_held(monkeypatch):
+    """DecSubLight*'s beta-steps read the (n, ms, ms) terms; past TENSOR_LIMIT_BYTES it is
+    refused in one line naming the methods that scale (madelon 2000 x 500 would need
+    14.9 GB: the run was killed after 206 s, with no JSON)."""
+    from sparsekm import registry
+    from sparsekm.algorithms.fs_kernel import decsub
+    from sparsekm.declare import ParamError
+    from sparsekm.models.fs_kernel import FSKernelProblem
+    from sparsekm.solvers import SolverPlan
+
+    X, y, _ = _instance(4, m=20, n=6)
+    p = FSKernelProblem(X, y, B=2, kernel="poly", sense="paper")
+    monkeypatch.setattr(decsub, "TENSOR_LIMIT_BYTES", 6 * 20 * 20 * 8 - 1)
+    with pytest.raises(ParamError, match="ls-star"):
+        registry.get("fs-kernel", "method", "decsub")(p, SolverPlan())
+    monkeypatch.setattr(decsub, "TENSOR_LIMIT_BYTES", 6 * 20 * 20 * 8)
+    assert registry.get("fs-kernel", "method", "decsub")(p, SolverPlan()).has_solution

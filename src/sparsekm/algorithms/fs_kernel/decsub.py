@@ -27,6 +27,7 @@ import numpy as np
 
 from sparsekm.declare import Annotated, ParamError, Spec
 from sparsekm.models.fs_kernel import FSKernelProblem, SetFunctions
+from sparsekm.models.fs_kernel.setfun import TENSOR_LIMIT_BYTES
 from sparsekm.models.fs_kernel.specs import BETA_IN
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
@@ -76,6 +77,14 @@ def decsub_light(problem: FSKernelProblem, plan: SolverPlan, *,
             "minimizes f(alpha^k, beta), which bounds min_alpha f from above -- sound for the "
             "paper's min-min problem (4) but not for the margin sense's max-min. Use "
             "method 'ls-star', 'ls', 'rfe2' or 'enumerate' with sense='margin'")
+    need = problem.n * problem.m ** 2 * 8
+    if need > TENSOR_LIMIT_BYTES:
+        raise ParamError(
+            "method", "decsub",
+            f"DecSubLight*'s beta-steps hold the per-feature kernel terms of the support "
+            f"vectors, up to n m^2 = {problem.n} x {problem.m}^2 values ({need / 2**30:.1f} "
+            f"GB; at most {TENSOR_LIMIT_BYTES // 2**20} MB): use method 'ls-star' or 'rfe1', "
+            "or fewer rows (--rows)")
     ev = make_evaluator(problem, plan, path.fast, path.threads)
     try:
         return _decsub(ev, problem, beta_in, seed, sol_pool, stop.opt_window, greedy,
