@@ -113,3 +113,18 @@ def test_a_time_limited_cv_leaves_time_for_the_route_and_the_nofs_svm_is_returne
     alpha, b = svm_fit(kernel(X, np.full(3, g)), y, C)
     a0, b0 = res.extra["nofs_svm"]
     np.testing.assert_allclose(a0, alpha) and np.testing.assert_allclose(b0, b)
+
+
+def test_a_fold_of_the_cv_does_no_work_after_the_limit(monkeypatch):
+    """Past the deadline a fold returns NaN for every pair without computing its distances
+    (0.5 s a fold on madelon, five folds past the limit before)."""
+    import scipy.spatial.distance as dist
+
+    from sparsekm.algorithms.minmax_fs import cv
+    from sparsekm.solvers.plan import Deadline
+
+    X, y = make_instance(m=30, n=3, seed=6)
+    monkeypatch.setattr(dist, "cdist", lambda *a, **k: pytest.fail("distances computed"))
+    spent = Deadline(1e-9)
+    out = cv._fold_table(X, y, np.arange(20), np.arange(20, 30), (1.0, 10.0), (0.1,), spent)
+    assert out.shape == (2, 1) and np.isnan(out).all()
