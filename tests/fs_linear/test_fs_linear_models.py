@@ -161,3 +161,15 @@ def test_restricted_cop_is_not_built_when_the_time_is_up(monkeypatch) -> None:
     time.sleep(0.02)
     r = common.solve_restricted(prob("rand0", 3, 1.0), plan, [0, 1, 2, 3], "bilinear")
     assert not r.has_solution and r.termination.value == "time_limit"
+
+
+def test_svm_weights_native_equal_the_solver_layers() -> None:
+    """The plain SVM's w used by the heuristic's test (9), ||w||_1 / B, from the native
+    method (default) and from Clarabel agree (it ran 9 s outside any limit on madelon)."""
+    from sparsekm.models.fs_linear.bigm import svm_weights
+
+    p = prob("rand0", 3, 1.0)
+    w = svm_weights(p)
+    w_ref = solve_svm(p.X, p.y, p.C)[0]
+    np.testing.assert_allclose(w, w_ref, rtol=1e-5, atol=1e-6)
+    assert np.abs(svm_weights(p, "clarabel")).sum() == pytest.approx(np.abs(w_ref).sum())

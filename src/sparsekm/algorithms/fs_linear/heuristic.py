@@ -8,7 +8,7 @@ import numpy as np
 
 from sparsekm.declare import Annotated, with_
 from sparsekm.models.fs_linear import FSLinearProblem
-from sparsekm.models.svm import solve_svm
+from sparsekm.models.fs_linear.bigm import svm_weights
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination
 from sparsekm.specs import TIME_LIMIT
@@ -61,8 +61,7 @@ def heuristic(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Se
     if not plan.clock.expired():
         M, _, _ = bigm_tightening(p, best.objective, plan,
                                   time_limit=plan.clock.cap(tighten_time_limit))
-        w_svm, _, _ = solve_svm(p.X, p.y, p.C, solver=plan.qp_solver)
-        thr = float(np.abs(w_svm).sum() / p.B)
+        thr = float(np.abs(svm_weights(p, plan.qp_solver)).sum() / p.B)
         info.update(M=M, svm_l1_over_B=thr, test9=bool(thr > M))
         if thr > M and not plan.clock.expired():
             r2 = dscop_ranking(p, plan, relaxation="dscomp", M=M)

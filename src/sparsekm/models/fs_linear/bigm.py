@@ -14,7 +14,7 @@ from sparsekm.solvers import ProblemClass, declare_class
 from ..svm import margin_block, solve_svm, svm_objective
 from .problem import FSLinearProblem
 
-__all__ = ["bigm_model", "estimate_big_m"]
+__all__ = ["bigm_model", "estimate_big_m", "svm_weights"]
 
 
 @register("fs-linear", "formulation", "bigm", paper="D", ref="eq. (6)", problem_class="MIQP")
@@ -67,6 +67,11 @@ def estimate_big_m(problem: FSLinearProblem, ub: float | None = None, method: st
         top = np.argsort(-np.abs(w_svm), kind="stable")[:p.B]
         ub = _svm(p, top, qp_solver)[1]
     return float(math.sqrt(2.0 * ub))
+
+
+def svm_weights(problem: FSLinearProblem, qp_solver: str | None = None) -> np.ndarray:
+    """w of the plain SVM (1) on every feature (native interior-point method by default)."""
+    return _svm(problem, None, qp_solver)[0]
 
 
 def _svm(p: FSLinearProblem, features: np.ndarray | None, qp_solver: str | None
