@@ -60,6 +60,9 @@ CASES = [
     ("relax", "fs-linear", "madelon", ["--B", "20", "--relaxation", "box"]),
     ("solve", "fs-kernel", "madelon", ["--method", "rfe1", "--B", "10"]),
     ("solve", "smkl", "spambase", ["--test-size", "0.6", "--method", "easymkl"]),
+    ("solve", "minmax-fs", "madelon", ["--method", "fast"]),
+    ("solve", "fs-linear", "madelon", ["--B", "20", "--method", "heuristic"]),
+    ("solve", "fs-kernel", "madelon", ["--method", "decsub", "--sense", "paper", "--B", "10"]),
 ]
 
 
