@@ -210,3 +210,17 @@ def test_fs_kernel_bnb_root_skips_its_superset_solve_after_the_limit(monkeypatch
     assert not calls and r.termination == Termination.TIME_LIMIT
     tol = 1e-9 * abs(opt)
     assert r.objective <= opt + tol and r.bound >= opt - tol
+
+
+def test_a_part_of_the_clock_ends_where_its_share_and_margin_say():
+    """Deadline.part: a share of the time left, at least ``less`` seconds before the end, at
+    least 10 ms; no limit gives none (the CV start of paper E, the incumbent of CoP*, the
+    prediction reserve all take their clock from it)."""
+    from sparsekm.solvers.plan import Deadline
+
+    d = Deadline(10.0)
+    assert d.part(share=0.6).remaining() == pytest.approx(6.0, abs=0.05)
+    assert d.part(less=3.0).remaining() == pytest.approx(7.0, abs=0.05)
+    assert d.part(share=0.5, less=8.0).remaining() == pytest.approx(2.0, abs=0.05)
+    assert 0.0 < d.part(less=30.0).remaining() <= 0.01
+    assert math.isinf(Deadline(None).part(share=0.5).remaining())

@@ -17,7 +17,6 @@ import numpy as np
 
 from sparsekm.kernels import kernel_decision
 from sparsekm.solvers import SolverPlan
-from sparsekm.solvers.plan import Deadline
 
 __all__ = ["SAMPLE_ROWS", "prediction_seconds", "reserve", "reserved_plan"]
 
@@ -39,10 +38,9 @@ def prediction_seconds(kernel: Callable[[np.ndarray, np.ndarray], np.ndarray],
 def reserve(plan: SolverPlan, seconds: float) -> SolverPlan:
     """``plan`` with its clock ending ``seconds`` earlier (at least 10 ms left; unchanged
     without a limit)."""
-    left = plan.clock.remaining()
-    if math.isinf(left) or seconds <= 0:
+    if math.isinf(plan.clock.remaining()) or seconds <= 0:
         return plan
-    return plan.with_(deadline=Deadline(max(left - seconds, 0.01)))
+    return plan.with_(deadline=plan.clock.part(less=seconds))
 
 
 def reserved_plan(plan: SolverPlan, kernel: Any, X_train: np.ndarray, *new: Any

@@ -55,6 +55,14 @@ class Deadline:
     def expired(self) -> bool:
         return self.remaining() <= 0.0
 
+    def part(self, share: float = 1.0, less: float = 0.0) -> Deadline:
+        """A clock for part of the work: ``share`` of the time left, ending at least ``less``
+        seconds before this one (at least 10 ms; without a limit, none)."""
+        r = self.remaining()
+        if math.isinf(r):
+            return Deadline(None)
+        return Deadline(max(min(share * r, r - less), 0.01))
+
     def cap(self, t: float | None = None) -> float | None:
         """min(t, remaining) as a solver time limit (None = no limit)."""
         r = self.remaining()

@@ -18,7 +18,7 @@ from sparsekm.models.fs_linear import (
 )
 from sparsekm.models.fs_linear.specs import BIG_M
 from sparsekm.registry import register
-from sparsekm.solvers import Deadline, Result, SolveFailedError, SolverPlan
+from sparsekm.solvers import Result, SolveFailedError, SolverPlan
 from sparsekm.solvers.result import Termination
 
 from .specs import COP_FORM
@@ -38,8 +38,7 @@ def _incumbent(problem: FSLinearProblem, plan: SolverPlan, how: str) -> Result:
     leaves the rest to the MIQP), on at most half the remaining budget."""
     from sparsekm import registry
 
-    cap = plan.clock.cap(None)
-    sub = replace(plan, deadline=Deadline(cap / 2 if cap else None))
+    sub = replace(plan, deadline=plan.clock.part(share=0.5))
     return registry.get("fs-linear", "method", how).func(problem, sub)
 
 

@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +23,6 @@ from sparsekm import registry
 from sparsekm.models.minmax_fs import MinMaxFSProblem
 from sparsekm.models.minmax_fs.lower import kernel
 from sparsekm.solvers import Result, SolverPlan
-from sparsekm.solvers.plan import Deadline
 
 from .cv import (
     C_GRID,
@@ -82,15 +80,9 @@ def multistart(entry: Any, problem: MinMaxFSProblem, plan: SolverPlan, gamma0: A
     return best
 
 
-CV_SHARE = 0.6   # of the time left that a time-limited run gives its CV start
-
-
-def _cv_deadline(plan: SolverPlan) -> Deadline:
-    """The CV start's clock: ``CV_SHARE`` of the time left, so that the NO-FS fit, the route
-    (at least its start point) and the predictions fit in the rest (spambase, 40 % training
-    rows, a 5 s limit: the CV used all of it and the run ended 1.1 s late)."""
-    left = plan.clock.remaining()
-    return plan.clock if math.isinf(left) else Deadline(max(CV_SHARE * left, 1e-3))
+CV_SHARE = 0.6   # of the time left given to the CV start, so that the NO-FS fit, the route
+                 # and the predictions fit in the rest (spambase, a 5 s limit: the CV used all
+                 # of it and the run ended 1.1 s late)
 
 
 def algorithm1(X: np.ndarray, y: np.ndarray, *, C2: float = 0.5, p: float = 1.0,
@@ -121,7 +113,7 @@ def algorithm1(X: np.ndarray, y: np.ndarray, *, C2: float = 0.5, p: float = 1.0,
         cv = cv_start(X, y, folds=start.folds, seed=start.seed,
                       C_grid=fixed_or_grid(C, start.C_grid),
                       gamma_grid=fixed_or_grid(gamma0, start.gamma_grid), tie=start.tie,
-                      deadline=_cv_deadline(plan))
+                      deadline=plan.clock.part(share=CV_SHARE))
         C_star, g0, cvinfo = cv.C, cv.gamma, nofs_summary(cv)
         nofs = svm_fit(kernel(X, np.full(X.shape[1], cv.gamma)), y, cv.C)
         plan.progress(f"minmax-fs Algorithm 1: C* = {cv.C:g}, gamma_ini = {cv.gamma:g} "
