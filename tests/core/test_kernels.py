@@ -339,7 +339,7 @@ def test_mask_from_indices() -> None:
 
 def test_kernel_decision_equals_the_full_matrix_product_in_blocks(monkeypatch):
     """f(z) = K(Z, X) c + b computed in row blocks over the rows with c_i != 0 only."""
-    from sparsekm.kernels import decision, kernel_decision, rbf_kernel
+    from sparsekm.kernels import blocks, kernel_decision, rbf_kernel
 
     rng = np.random.default_rng(3)
     X, Z = rng.normal(size=(30, 4)), rng.normal(size=(23, 4))
@@ -350,7 +350,7 @@ def test_kernel_decision_equals_the_full_matrix_product_in_blocks(monkeypatch):
         seen.append(B.shape[0])
         return rbf_kernel(A, B, gamma=0.3)
 
-    monkeypatch.setattr(decision, "BLOCK_ROWS", 5)
+    monkeypatch.setattr(blocks, "BLOCK_ROWS", 5)
     f = kernel_decision(kernel, Z, X, coef, 0.7)
     np.testing.assert_allclose(f, rbf_kernel(Z, X, gamma=0.3) @ coef + 0.7, rtol=1e-12)
     assert len(seen) == 5 and set(seen) == {int((coef != 0).sum())}

@@ -170,13 +170,16 @@ def test_auto_backend_warm_starts_with_the_engine_and_bad_input_is_named():
 @pytest.mark.parametrize("name,kw", [("rbf", {"gamma": 0.3}), ("poly", {"degree": 2}),
                                      ("linear", {}), ("sigmoid", {"gamma": 0.1})])
 def test_precomputed_matrix_by_row_blocks_equals_the_kernel(monkeypatch, name, kw):
-    """The engine's matrix is filled by blocks of rows: the one-call kernel to round-off,
-    the diagonal exactly k(x_i, x_i)."""
-    from sparsekm.solvers.smo import kernel_source
+    """The engine's matrix is filled by blocks of rows (``gram_by_blocks``): the one-call
+    kernel to round-off, the rbf diagonal exactly 1; with a spent deadline, no matrix."""
+    from sparsekm.kernels import blocks, gram_by_blocks
+    from sparsekm.solvers.plan import Deadline
 
-    monkeypatch.setattr(kernel_source, "MATRIX_BLOCK_ROWS", 7)
+    monkeypatch.setattr(blocks, "BLOCK_ROWS", 7)
     X = np.random.default_rng(1).normal(size=(30, 4))
     spec = KernelSpec(name, **kw)
     K = KernelSource.from_data(X, spec, precompute=True).K
     np.testing.assert_allclose(K, spec(X), rtol=1e-13, atol=1e-13)
-    assert np.array_equal(np.diag(K), kernel_source._diagonal(X, spec))
+    if name == "rbf":
+        assert np.array_equal(np.diag(K), np.ones(30))
+    assert gram_by_blocks(spec, X, Deadline(1e-9)) is None

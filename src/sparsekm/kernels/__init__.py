@@ -14,7 +14,7 @@ symmetrize, add_jitter
 """
 
 from .anisotropic import anisotropic_rbf_derivative, anisotropic_rbf_weight_gradient  # noqa: F401
-from .decision import kernel_decision  # noqa: F401
+from .blocks import gram_by_blocks, kernel_decision  # noqa: F401
 from .functions import (
     KERNELS,
     KernelSpec,
