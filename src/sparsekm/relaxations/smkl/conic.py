@@ -86,8 +86,8 @@ def relaxation_result(problem: SMKLProblem, alpha: np.ndarray | None, *, reporte
     if method not in DUAL_OF_14:
         extra["lagrangian_bound"] = lagrangian
     value, message = reported.objective, None
-    if reported.termination is not Termination.CONVERGED:   # stopped: not the relaxation's
-        extra["solver_objective"], value = value, None       # value (fs-linear's BoxMP)
+    if reported.termination is Termination.TIME_LIMIT:   # stopped by the clock: not the
+        extra["solver_objective"], value = value, None    # relaxation's value (see fs-linear)
     if reported.bound is None and own is not None and value is not None and own > value:
         # a first-order solver's value below a certificate valid at any alpha: the value is
         # the inaccurate one (SCS on (14), ionosphere), so the bound is kept and it is dropped
