@@ -136,9 +136,7 @@ def solve_svm(problem: Any, solver: str | None, deadline: Any, gap_tol: float) -
 def run_solve(call: Call) -> dict[str, Any]:
     """The plain SVM; the JSON payload of ``sparsekm solve svm``. ``--validation-size``
     reports ``validation_accuracy`` and ``validation_loss`` (mean hinge loss)."""
-    from functools import partial
-
-    from sparsekm.kernels import kernel_decision, kernel_matrix
+    from sparsekm.kernels import kernel_decision
     from sparsekm.models.svm import SVMProblem
 
     split = prepare(call.opts)
@@ -151,10 +149,7 @@ def run_solve(call: Call) -> dict[str, Any]:
     def decide(X: np.ndarray) -> np.ndarray:
         if w is not None:
             return X @ w + out["b"]
-        return kernel_decision(partial(kernel_matrix, kernel=problem.kernel,
-                                       gamma=problem.gamma, degree=problem.degree,
-                                       coef0=problem.coef0), X, train.X, alpha * train.y,
-                               out["b"])
+        return kernel_decision(problem.spec, X, train.X, alpha * train.y, out["b"])
 
     if out.get("n_support") is not None:
         out["support_fraction"] = out["n_support"] / train.m
