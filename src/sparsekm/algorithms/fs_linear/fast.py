@@ -126,7 +126,7 @@ def warm_up() -> None:
     y = np.where(np.arange(24) % 2 == 0, 1.0, -1.0)
     for method in ("ipm", "dcd"):
         solve_linear_svm(X[:, :3], y, 1.0, method=method)
-    for B in (2, 5):      # B = 5: the Gram-row pair updates and the removal duals too
+    for B in (2, 5):      # B = 5: the Gram-row pair updates too
         iterated_search(FSLinearProblem(X, y, B=B, C=1.0), SolverPlan(), restarts=1)
 
 

@@ -48,6 +48,7 @@ from sparsekm.solvers.linear_svm import (
     LinearSVMFit,
     decide_below,
     feasible_dual,
+    snapped_dual,
     solve_linear_svm,
 )
 from sparsekm.specs import TOL
@@ -64,6 +65,7 @@ MOVES = ("dual", "both", "primal")   # 1-swaps ranked by dual bounds, then prima
 SCAN_CHUNK = 256   # moves decided per compiled call (the clock is read between calls) ...
 CHUNK_ROWS = 180   # ... up to this many rows; above, the chunk shrinks as (CHUNK_ROWS / m)^2
 FULL_IPM_MAX_COLUMNS = 400   # the full SVM by the IPM up to this many (virtual) columns
+SNAP_TAU = 1e-6   # decisions start from the incumbent's alpha snapped to bounds within tau C
 
 # the swap search's options, declared once (the ``fast`` method takes them flat)
 CANDIDATES = Spec("Outside features (largest dual correlation |X_j'(alpha y)|) tried per "
@@ -240,6 +242,8 @@ class _Search:
         cutoff = _cutoff(fit)
         hS = support_hash(self.zob, S)
         alpha = np.empty(self.p.m)
+        start = np.empty(self.p.m)   # the interior point's alpha, its near-bound entries put on
+        snapped_dual(self.p.y, fit.alpha, float(self.p.C), SNAP_TAU, start)   # their bound
         q, size = 0, scan_chunk(self.p.m)
         while q < lbs.size and not self.stop():
             rem = self.plan.clock.remaining()
@@ -249,7 +253,7 @@ class _Search:
             left = min(self.o.max_evals - self.evals, size)
             t = time.perf_counter()
             got, nxt, ev = scan_exchanges(
-                (self.Xt, self.p.y, float(self.p.C), self.zob), S, fit.alpha,
+                (self.Xt, self.p.y, float(self.p.C), self.zob), S, start,
                 (outs[chunk], ins[chunk], lbs[chunk]), cutoff,
                 (float(self.o.tol), int(self.pairs), int(left), hS), self.memo.known, alpha)
             if ev:

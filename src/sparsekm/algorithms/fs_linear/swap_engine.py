@@ -11,6 +11,15 @@ Python loop it replaces; only the interpreter's overhead goes (measured on color
 B = 10, C = 1: 15,173 decisions, 97 % of them proofs that a move does *not* improve, median 28
 pair updates each; the Python around each decision cost more than the decision itself).
 
+The incumbent's dual point comes from the interior point, whose non-support rows keep tiny
+positive alpha; the caller snaps it to its bounds first
+(:func:`sparsekm.solvers.linear_svm.snapped_dual`). From the raw point most pair updates
+only carried those rows to 0: measured at local optima, 23 pair updates per decision became
+2.7 (colorectal, B = 20) and 82 became 23 (120 x 1500 synthetic, B = 20), the same
+decisions. That made the removal duals of earlier versions (a dual point of S - p per
+position, to skip 1-swaps without solving them) cost more than the decisions they saved;
+they are gone (``benchmarks/results/fs_linear_fast_snap.md``).
+
 Supports are remembered by a Zobrist hash (XOR of one random 64-bit word per feature): the
 memo maps hash -> (certified lower bound, feasible value, solved) and a move whose support is
 known not to beat the cutoff is not solved again (:class:`.swap.SearchMemo`).
@@ -23,7 +32,7 @@ from numba import njit, types
 from numba.typed import Dict
 
 from sparsekm.solvers.linear_svm.dcd import dcd_below
-from sparsekm.solvers.linear_svm.exchange import exchange_below, gram_state
+from sparsekm.solvers.linear_svm.exchange import column_weights, exchange_below, gram_state
 from sparsekm.solvers.linear_svm.ipm import ipm_below
 from sparsekm.solvers.linear_svm.status import BELOW, UNDECIDED
 
@@ -71,44 +80,13 @@ def _decide(XS, y, C, state, cutoff, settings, gram):
 
 
 @njit(cache=True, nogil=True)
-def _removal_dual(XS, base, y, C, p, alpha, pairs):
-    """A dual point of the SVM (1) on the columns of XS but column p, from ``alpha`` (the
-    incumbent's, updated in place) by at most ``pairs`` pair updates on the incumbent's Gram
-    rows (``base``, :func:`~sparsekm.solvers.linear_svm.exchange.exchange_below`): returns
-    its dual value D_{S-p}(alpha), a certified lower bound on that support's optimum."""
-    m, k = XS.shape
-    XR = np.empty((m, k - 1))
-    for t in range(m):
-        c2 = 0
-        for c in range(k):
-            if c != p:
-                XR[t, c2] = XS[t, c]
-                c2 += 1
-    gone = np.empty(1, np.int64)
-    gone[0] = base[4][p]
-    change = (gone, np.empty(0, np.int64), False)
-    st, P, D, b, it = exchange_below(XR, base[:4], change, y, C, (alpha, np.empty(k - 1)),
-                                     np.inf, (1e-3, 1e-3, pairs))
-    return D
-
-
-@njit(cache=True, nogil=True)
-def _removal_bound(Xt, y, j, alpha, D):
-    """D_{S-p+j}(alpha) = D_{S-p}(alpha) - 1/2 (X_j'(alpha y))^2 (alpha a dual point of
-    S - p with value D): a certified lower bound on the optimum of S - p + j."""
-    dj = 0.0
-    for t in range(y.shape[0]):
-        dj += Xt[j, t] * alpha[t] * y[t]
-    return D - 0.5 * dj * dj
-
-
-@njit(cache=True, nogil=True)
 def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
     """Decide the exchanges in order; stop at the first whose support beats ``cutoff``.
 
     ``data`` = (Xt, y, C, zob): X' (n, m) contiguous, the labels, the penalty and the
     Zobrist words (:func:`zobrist`); ``S`` (k,): the support; ``alpha0``: the incumbent's
-    feasible dual point (each decision starts from a copy); ``moves`` = (outs, ins, lbs):
+    feasible dual point, snapped to its bounds (each decision starts from a copy);
+    ``moves`` = (outs, ins, lbs):
     outs (M, r) positions of S leaving (-1: unused), ins (M, r) the entering features, lbs (M)
     a certified lower bound of each new support's optimum (a move with lb >= cutoff is
     skipped); ``settings`` = (tol, pair updates, evaluations allowed, the hash of S);
@@ -138,14 +116,8 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
     diag0 = np.empty(m)
     for t in range(K.shape[0]):
         diag0[t] = K[t, t]
-    # removal duals: alpha_p (a dual point of S - p) and its value, made for a position at
-    # its second 1-swap; a 1-swap (p, j) whose bound D_{S-p}(alpha_p) - d_j^2 / 2 is not
-    # below the cutoff is not solved (measured at local optima of colorectal B = 10 and
-    # dlbcl B = 20: 60-70 % of the 1-swaps screened in, none of them improving)
-    seen = np.zeros(k, np.int64)
-    Dp = np.full(k, np.nan)
-    alpha_p = np.empty((k, m))
-    XS0 = XS.copy()
+    w0 = np.empty(k)        # X_S'(alpha0 y), column by column as the pair updates need it
+    column_weights(XS, y, alpha0, w0, np.arange(k))
     evals = 0
     for q in range(lbs.shape[0]):
         if lbs[q] >= cutoff:
@@ -166,30 +138,20 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
             if lo >= cutoff or (solved > 0.0 and val >= cutoff):
                 continue
         alpha[:] = alpha0
-        fresh = False
-        if r == 1 and k > 1 and pairs > 0 and K.shape[0] > 0:
-            p = outs[q, 0]
-            seen[p] += 1
-            if seen[p] == 2:
-                alpha_p[p] = alpha0
-                Dp[p] = _removal_dual(XS0, (K, G0, diag0, Xt, S), y, C, p, alpha_p[p],
-                                      pairs)
-            if seen[p] >= 2:
-                lb2 = _removal_bound(Xt, y, new[0], alpha_p[p], Dp[p])
-                if lb2 >= cutoff:
-                    if h not in memo:
-                        memo[h] = (lb2, np.inf, 0.0)
-                    continue
-                if lb2 > lbs[q]:      # the better start of the two dual points
-                    alpha[:] = alpha_p[p]
-                    fresh = True
-        for c in range(k):
-            f = S2[c]
+        for c in range(r):      # XS holds S's columns: the r exchanged ones, and back after
+            p = outs[q, c]
             for t in range(m):
-                XS[t, c] = Xt[f, t]
+                XS[t, p] = Xt[new[c], t]
         gram = (K.shape[0] > 0 and 1 + 2 * r < k, (K, G0, diag0, Xt),
-                (gone[:r], new[:r], fresh))
+                (gone[:r], new[:r]))
+        if gram[0]:
+            w[:] = w0
+            column_weights(XS, y, alpha, w, outs[q, :r])
         st, P, D = _decide(XS, y, C, (alpha, w), cutoff, (tol, pairs), gram)
+        for c in range(r):
+            p = outs[q, c]
+            for t in range(m):
+                XS[t, p] = Xt[S[p], t]
         evals += 1
         if st != BELOW:
             gap = P - D

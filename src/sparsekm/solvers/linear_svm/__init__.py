@@ -21,13 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .certificate import best_intercept, certificate, feasible_dual, primal_best_b
+from .certificate import best_intercept, certificate, feasible_dual, primal_best_b, snapped_dual
 from .dcd import dcd_below
 from .ipm import ipm_below
 from .status import ABOVE, BELOW, UNDECIDED
 
 __all__ = ["ABOVE", "AUTO_PAIRS_PER_ROW", "BELOW", "METHODS", "LinearSVMFit", "best_intercept",
-           "certificate", "decide_below", "feasible_dual", "primal_best_b", "solve_linear_svm"]
+           "certificate", "decide_below", "feasible_dual", "primal_best_b", "snapped_dual",
+           "solve_linear_svm"]
 
 METHODS = ("auto", "ipm", "dcd")
 IPM_MAX_ITER = 200

@@ -24,7 +24,7 @@ from .certificate import certificate
 from .dcd import CONVERGED, CUT_OFF, ITERATION_LIMIT, TAU, _pair_step, _select
 from .status import ABOVE, BELOW, UNDECIDED
 
-__all__ = ["exchange_below", "gram_state"]
+__all__ = ["column_weights", "exchange_below", "gram_state"]
 
 
 @njit(cache=True, nogil=True)
@@ -49,6 +49,17 @@ def gram_state(XS, y, alpha0, K, G0):
             K[t, u] = v
             K[u, t] = v
     return w0
+
+
+@njit(cache=True, nogil=True)
+def column_weights(XS, y, alpha, w, cols):
+    """w_c = XS[:, c]'(alpha y) for the columns ``cols`` (the others left as they are)."""
+    m = XS.shape[0]
+    for c in cols:
+        s = 0.0
+        for t in range(m):
+            s += XS[t, c] * alpha[t] * y[t]
+        w[c] = s
 
 
 @njit(cache=True, nogil=True)
@@ -139,17 +150,18 @@ def _fresh(XS, y, alpha, w, G):
 @njit(cache=True, nogil=True)
 def exchange_below(XS, base, change, y, C, state, cutoff, limits):
     """Is the SVM optimum on the new columns XS (m, k) below ``cutoff``? As
-    :func:`.dcd.dcd_below`, from ``state`` = (alpha, w): alpha the incumbent's dual point,
-    updated in place, w receives X_S'(alpha y).
+    :func:`.dcd.dcd_below`, from ``state`` = (alpha, w): alpha the incumbent's dual point
+    (the one ``base`` was made at), updated in place; w must hold X_S'(alpha y) on entry
+    (:func:`column_weights`: the incumbent's weights with the r new columns') and receives
+    it at the end.
 
     ``base`` = (K, G0, diag0, Xt): the incumbent's Gram matrix, gradient and diagonal
-    (:func:`gram_state`) and X' (n, m); ``change`` = (P, F, fresh): the features leaving and
-    entering, and whether alpha is another dual point than the incumbent's (then
-    the gradient is computed afresh, O(m k)). Returns (status, P, D, b, pair updates).
+    (:func:`gram_state`) and X' (n, m); ``change`` = (P, F): the features leaving and
+    entering. Returns (status, P, D, b, pair updates).
     """
     alpha, w = state
     G0, diag0, Xt = base[1], base[2], base[3]
-    gone, new, fresh = change
+    gone, new = change
     tol, tol_final, max_iter = limits
     m = XS.shape[0]
     dg = np.zeros(gone.shape[0])   # X_p'(alpha0 y) and X_f'(alpha0 y) of the changed columns
@@ -173,13 +185,6 @@ def exchange_below(XS, base, change, y, C, state, cutoff, limits):
             g += y[t] * a * dn[q]
             dd += a * a
         G[t], diag[t] = g, dd
-    for c in range(XS.shape[1]):   # w(alpha0) on the new columns
-        s = 0.0
-        for t in range(m):
-            s += XS[t, c] * alpha[t] * y[t]
-        w[c] = s
-    if fresh:
-        _fresh(XS, y, alpha, w, G)
     st = (alpha, w, G, diag)
     total = 0
     tl = tol
