@@ -235,14 +235,37 @@ def gap(args: argparse.Namespace) -> None:
 
 # --- trees ---------------------------------------------------------------------------------
 
+def _done_rows(stem: str) -> list[dict]:
+    """The rows ``results/<stem>.csv`` already holds (numbers parsed back)."""
+    path = OUT / f"{stem}.csv"
+    if not path.exists():
+        return []
+
+    def value(v: str) -> object:
+        for kind in (int, float):
+            try:
+                return kind(v)
+            except ValueError:
+                pass
+        return v
+
+    with open(path) as fh:
+        return [{k: (value(v) if k != "trace" else v) for k, v in r.items() if v != ""}
+                for r in csv.DictReader(fh)]
+
+
 def trees(args: argparse.Namespace) -> None:
     from sparsekm.algorithms.fs_linear import solve_fs_linear
 
-    rows = []
+    rows = _done_rows(args.stem)     # a rerun resumes: the runs already written are kept
+    done = {(r["data"], int(r["B"]), float(r["C"]), r["branching"], r["node_bound"],
+             float(r["tl"])) for r in rows}
     cases = WIDE if not args.only else [c for c in WIDE if f"{c[0]}:{c[1]}:{c[2]:g}"
                                         in args.only.split(",")]
     for name, B, C in cases:
         for br in args.branching.split(","):
+            if (name, B, C, br, args.node_bound, float(args.tl)) in done:
+                continue
             p = problem(name, B, C)
             t = _clock()
             res = solve_fs_linear(p, "bnb", SolverPlan(time_limit=args.tl), workers=2,
