@@ -120,3 +120,32 @@ def test_compiled_code_loads_once_before_the_clock() -> None:
     warm = json.loads(CliRunner().invoke(app, args).stdout)
     assert cold["load_s"] > 0 and warm["load_s"] == 0.0 and warm["time_s"] > 0
     assert warm["objective"] == cold["objective"] and warm["selected"] == cold["selected"]
+
+
+def test_fast_in_a_fresh_process_compiles_nothing_numba_does_not_cache() -> None:
+    """Every compiled function `fast` calls comes from numba's cache: its memo (a typed dict)
+    is made and written by cached functions, because numba compiles a typed dict's own methods
+    anew in each process when Python calls them (0.6 s of a 0.9 s load, measured)."""
+    import subprocess
+    import sys
+
+    code = """
+import json
+from numba.core import dispatcher
+compiled = []
+orig = dispatcher.Dispatcher._compile_for_args
+def spy(self, *a, **k):
+    compiled.append((self.py_func.__module__, self._cache.__class__.__name__))
+    return orig(self, *a, **k)
+dispatcher.Dispatcher._compile_for_args = spy
+from sparsekm.algorithms.fs_linear.fast import warm_up
+warm_up()
+print(json.dumps(compiled))
+"""
+    for _ in range(2):    # the first run may fill the cache; the second must only load it
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True)
+    compiled = json.loads(out.stdout.strip().splitlines()[-1])
+    assert compiled, "the spy saw no compiled call"
+    uncached = [mod for mod, cache in compiled if cache == "NullCache"]
+    assert uncached == []

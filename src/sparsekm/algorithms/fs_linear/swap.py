@@ -53,7 +53,7 @@ from sparsekm.solvers.linear_svm import (
 )
 from sparsekm.specs import TOL
 
-from .swap_engine import new_memo, scan_exchanges, support_hash, zobrist
+from .swap_engine import memo_store, new_memo, scan_exchanges, support_hash, zobrist
 from .swap_scores import backward_sacrifices, removal_state, smallest_swap_values
 
 __all__ = ["CANDIDATES", "MAX_EVALS", "MOVES", "MOVE_RULE", "SPLICE", "SVM", "SVM_TOL",
@@ -153,11 +153,6 @@ class SearchMemo:
             self.cache.update(X=problem.X, Xt=np.ascontiguousarray(problem.X.T),
                               zob=zobrist(problem.n))
         return self.cache["Xt"], self.cache["zob"]
-
-    def above(self, key: int, cutoff: float) -> bool:
-        """True when the support of hash ``key`` is known not to beat ``cutoff``."""
-        got = self.known.get(key)
-        return got is not None and (got[0] >= cutoff or (got[2] > 0 and got[1] >= cutoff))
 
 
 def _cutoff(fit: LinearSVMFit) -> float:
@@ -272,7 +267,7 @@ class _Search:
         self.moves += 1
         new = self.solve(S2, warm=alpha)  # the accepted support, solved to tol
         key = support_hash(self.zob, S2)
-        self.memo.known[key] = (new.dual, new.primal, 1.0)
+        memo_store(self.memo.known, key, (float(new.dual), float(new.primal), 1.0))
         self.merged = key in self.memo.states
         self.memo.states.add(key)
         return S2, new
