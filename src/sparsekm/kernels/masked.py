@@ -19,7 +19,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy.spatial.distance import cdist
 
 from .functions import _as_2d, _check_coef0, _check_degree, _resolve_gamma, canonical_kernel_name
 from .functions import kernel_matrix as _kernel_matrix
@@ -307,6 +306,8 @@ class MaskedKernel:
             S.fill(0.0)
             self._ops.accumulate(S, self._XT, sel.astype(np.int64), 1.0, self._kind)
         else:
+            from scipy.spatial.distance import cdist  # here: scipy.spatial takes 0.2 s to load
+
             Xs = self._X[:, sel]
             S[...] = cdist(Xs, Xs, "sqeuclidean" if self._kind == 1 else "cityblock")
         self._recompute_K()
