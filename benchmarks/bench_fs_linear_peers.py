@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import subprocess
 import sys
 import time
 import warnings
@@ -47,6 +46,7 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 SEED = 0
 
+from baseline_package import package_at  # noqa: E402
 from bench_fs_linear_peers_report import (  # noqa: E402
     BASE,
     BUDGETS,
@@ -97,28 +97,11 @@ def fits(C: float = 1.0):
 
 
 def baseline() -> tuple[object, object]:
-    """Today's ``fast`` and path (commit BASE) as package ``skm_base`` in this process:
-    their modules and the native SVM read from git, the imports pointed at the copies."""
-    root = HERE / "out" / "fs_linear_base"
-    files = {"fs_linear": ("src/sparsekm/algorithms/fs_linear", ["fast", "swap", "swap_scores",
-                                                                 "path"]),
-             "linear_svm": ("src/sparsekm/solvers/linear_svm", ["__init__", "certificate", "dcd",
-                                                                "ipm", "status"])}
-    for sub, (src, names) in files.items():
-        d = root / "skm_base" / sub
-        d.mkdir(parents=True, exist_ok=True)
-        (d / "__init__.py").touch()
-        for nm in names:
-            txt = subprocess.run(["git", "-C", str(HERE.parent), "show", f"{BASE}:{src}/{nm}.py"],
-                                 capture_output=True, text=True, check=True).stdout
-            txt = txt.replace("from sparsekm.solvers.linear_svm", "from skm_base.linear_svm")
-            txt = txt.replace("from sparsekm.registry import register",
-                              "def register(*a, **k):\n    return lambda f: f")
-            (d / f"{nm}.py").write_text(txt)
-    (root / "skm_base" / "__init__.py").touch()
-    sys.path.insert(0, str(root))
-    return (importlib.import_module("skm_base.fs_linear.fast"),
-            importlib.import_module("skm_base.fs_linear.path"))
+    """``fast`` and the path of the code before issue 27 (commit BASE), loaded beside this
+    checkout's (:func:`baseline_package.package_at`)."""
+    name = package_at(BASE).__name__
+    return (importlib.import_module(f"{name}.algorithms.fs_linear.fast"),
+            importlib.import_module(f"{name}.algorithms.fs_linear.path"))
 
 
 def timed(fn, *args, **kw):

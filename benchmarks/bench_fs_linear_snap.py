@@ -22,11 +22,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import io
 import os
-import subprocess
 import sys
-import tarfile
 import time
 from pathlib import Path
 
@@ -38,30 +35,9 @@ import numpy as np  # noqa: E402
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from baseline_package import package_at  # noqa: E402
 from bench_fs_linear_peers import dataset, fits, scale  # noqa: E402
 from results_io import write_results  # noqa: E402
-
-
-def package_at(commit: str) -> object:
-    """``sparsekm`` at ``commit`` as the package ``skm_at_<commit>`` (imports renamed)."""
-    name = f"skm_at_{commit}"
-    root = HERE / "out" / "packages"
-    if not (root / name).exists():
-        tar = subprocess.run(["git", "-C", str(HERE.parent), "archive", commit, "src/sparsekm"],
-                             capture_output=True, check=True).stdout
-        with tarfile.open(fileobj=io.BytesIO(tar)) as tf:
-            for member in tf.getmembers():
-                if not member.isfile():
-                    continue
-                rel = Path(member.name).relative_to("src/sparsekm")
-                out = root / name / rel
-                out.parent.mkdir(parents=True, exist_ok=True)
-                data = tf.extractfile(member).read()
-                if rel.suffix == ".py":
-                    data = data.decode().replace("sparsekm", name).encode()
-                out.write_bytes(data)
-    sys.path.insert(0, str(root))
-    return importlib.import_module(name)
 
 
 def other_fits():

@@ -180,6 +180,7 @@ def test_precomputed_matrix_by_row_blocks_equals_the_kernel(monkeypatch, name, k
     spec = KernelSpec(name, **kw)
     K = KernelSource.from_data(X, spec, precompute=True).K
     np.testing.assert_allclose(K, spec(X), rtol=1e-13, atol=1e-13)
+    assert np.array_equal(K, K.T)          # each block pair computed once, mirrored
     if name == "rbf":
         assert np.array_equal(np.diag(K), np.ones(30))
     assert gram_by_blocks(spec, X, Deadline(1e-9)) is None

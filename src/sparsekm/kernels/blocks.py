@@ -44,9 +44,11 @@ def kernel_decision(kernel: Kernel, Z: np.ndarray, X: np.ndarray, coef: np.ndarr
 
 def gram_by_blocks(kernel: Kernel, X: np.ndarray, deadline: Any = None,
                    block: int | None = None) -> np.ndarray | None:
-    """``kernel(X)`` filled by blocks of rows (``block``, default :data:`BLOCK_ROWS`); each
-    block's diagonal square comes from ``kernel(X_block)``, so the diagonal is the one-call
-    form's (exactly 1 for rbf). None when ``deadline`` expires before the last block."""
+    """``kernel(X)`` filled by blocks of rows (``block``, default :data:`BLOCK_ROWS`): each
+    block against the rows after it, mirrored below the diagonal (half the kernel
+    evaluations, exactly symmetric); its diagonal square from ``kernel(X_block)``, so the
+    diagonal is the one-call form's (exactly 1 for rbf). None when ``deadline`` expires
+    before the last block."""
     X = np.asarray(X, dtype=np.float64)
     m, step = X.shape[0], block or BLOCK_ROWS
     if m <= step and deadline is None:
@@ -55,7 +57,9 @@ def gram_by_blocks(kernel: Kernel, X: np.ndarray, deadline: Any = None,
     for i in range(0, m, step):
         if deadline is not None and deadline.expired():
             return None
-        Xb = X[i:i + step]
-        K[i:i + step] = kernel(Xb, X)
-        K[i:i + step, i:i + step] = kernel(Xb)
+        j = min(i + step, m)
+        K[i:j, i:j] = kernel(X[i:j])
+        if j < m:
+            K[i:j, j:] = kernel(X[i:j], X[j:])
+            K[j:, i:j] = K[i:j, j:].T
     return K

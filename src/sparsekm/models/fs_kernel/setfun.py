@@ -58,19 +58,20 @@ class SetFunctions:
         """The per-feature terms g_j as an (n, ms, ms) array: gamma x_j x_j' (poly) or
         (x_j - x_j')^2 (rbf), built at first use."""
         if self._G is None:
-            self._G = feature_terms(self.Xsv, self.kernel)
-            if self.kernel == "poly":
-                self._G *= self.gamma
+            self._G = self._terms(self.Xsv)
         return self._G
+
+    def _terms(self, X: np.ndarray) -> np.ndarray:
+        """:func:`~sparsekm.kernels.feature_terms` of the columns X, scaled by gamma (poly)."""
+        T = feature_terms(X, self.kernel)
+        return T * self.gamma if self.kernel == "poly" else T
 
     def g(self, j: int) -> np.ndarray:
         """g_j: from the (n, ms, ms) array when it is small enough to hold (at most
         TENSOR_LIMIT_BYTES), else computed (madelon's 500 x 2000^2 terms would take 16 GB)."""
         if self.small or self._G is not None:
             return self.G[j]
-        x = self.Xsv[:, j]
-        return self.gamma * np.outer(x, x) if self.kernel == "poly" else \
-            (x[:, None] - x[None, :]) ** 2
+        return self._terms(self.Xsv[:, j:j + 1])[0]
 
     def _f(self, agg: np.ndarray) -> np.ndarray:
         if self.kernel == "poly":
