@@ -91,6 +91,68 @@ def _decide(XS, y, C, state, cutoff, settings, gram):
 
 
 @njit(cache=True, nogil=True)
+def _entering(ins, Xt):
+    """The features entering some move: feature -> slot (-1 for the others), and their
+    columns XU (m, slots)."""
+    slot = np.full(Xt.shape[0], -1, np.int64)
+    c = 0
+    for q in range(ins.shape[0]):
+        for r in range(ins.shape[1]):
+            f = ins[q, r]
+            if f >= 0 and slot[f] < 0:
+                slot[f] = c
+                c += 1
+    XU = np.empty((Xt.shape[1], c))
+    for f in range(slot.shape[0]):
+        if slot[f] >= 0:
+            for t in range(Xt.shape[1]):
+                XU[t, slot[f]] = Xt[f, t]
+    return slot, XU
+
+
+@njit(cache=True, nogil=True)
+def _raise_bounds(cols, y, moves, alpha, ref, at, work):
+    """Raise the lower bounds of the moves after ``at[0]`` by a decision's dual point
+    ``alpha``: alpha is dual feasible for every support, so
+    D_{S'}(alpha) = 1'alpha - 1/2 sum_{j in S'} d_j^2, d = X'(alpha y), bounds the optimum
+    of each new support S' (weak duality), and a move whose bound reaches the cutoff is
+    skipped. d on S and on the entering features follows from its value at the reference
+    point ``ref`` = (alpha0, d0 on S, d0 on them) through the rows where alpha moved (a few
+    after pair updates): O(changed rows (k + entering) + moves left) per decision."""
+    XS, XU = cols
+    outs, ins, slot = moves
+    alpha0, dS0, dU0 = ref
+    q0, cutoff = at
+    dS, dU, lb = work
+    m, k = XS.shape
+    dS[:] = dS0
+    dU[:] = dU0
+    sa = 0.0
+    for t in range(m):
+        sa += alpha[t]
+        c = (alpha[t] - alpha0[t]) * y[t]
+        if c != 0.0:
+            for f in range(k):
+                dS[f] += c * XS[t, f]
+            for u in range(XU.shape[1]):
+                dU[u] += c * XU[t, u]
+    base = sa
+    for f in range(k):
+        base -= 0.5 * dS[f] * dS[f]
+    for q in range(q0 + 1, lb.shape[0]):
+        if lb[q] >= cutoff:
+            continue
+        v = base
+        r = 0
+        while r < outs.shape[1] and outs[q, r] >= 0:
+            u = slot[ins[q, r]]
+            v += 0.5 * (dS[outs[q, r]] ** 2 - dU[u] ** 2)
+            r += 1
+        if v > lb[q]:
+            lb[q] = v
+
+
+@njit(cache=True, nogil=True)
 def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
     """Decide the exchanges in order; stop at the first whose support beats ``cutoff``.
 
@@ -129,9 +191,18 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
         diag0[t] = K[t, t]
     w0 = np.empty(k)        # X_S'(alpha0 y), column by column as the pair updates need it
     column_weights(XS, y, alpha0, w0, np.arange(k))
+    feats, XU = _entering(ins, Xt)       # the entering features' slots and columns
+    dU0 = np.zeros(XU.shape[1])          # d = X'(alpha0 y) on them (on S: w0)
+    for t in range(m):
+        for u in range(XU.shape[1]):
+            dU0[u] += XU[t, u] * alpha0[t] * y[t]
+    dS, dU = np.empty(k), np.empty(XU.shape[1])
+    lb = lbs.copy()
+    pooled = ((XS, XU), y, (outs, ins, feats), (alpha0, w0, dU0), (dS, dU, lb))
+    _raise_bounds(pooled[0], y, pooled[2], alpha0, pooled[3], (-1, cutoff), pooled[4])
     evals = 0
     for q in range(lbs.shape[0]):
-        if lbs[q] >= cutoff:
+        if lb[q] >= cutoff:
             continue
         if evals >= max_evals:
             return -1, q, evals
@@ -167,6 +238,8 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
         if st != BELOW:
             gap = P - D
             memo[h] = (D, P, 1.0 if gap <= tol * max(1.0, abs(P)) else 0.0)
+            _raise_bounds(pooled[0], y, pooled[2], alpha, pooled[3], (q, cutoff),
+                          pooled[4])
             continue
         alpha_out[:] = alpha
         return q, q + 1, evals
