@@ -132,3 +132,27 @@ def test_scan_stops_at_the_first_improving_exchange_in_order(seed: int, C: float
             assert _dual(X[:, S2], y, alpha) <= exact[later[0]] + 1e-9   # its dual point
         else:
             assert got == -1 and nxt == pos.size - first
+
+
+@pytest.mark.parametrize("seed,C", [(3, 1.0), (6, 10.0)])
+def test_decisions_at_a_local_optimum_refute_later_moves(seed: int, C: float) -> None:
+    """At a local optimum every move is refuted; each decision's dual point also bounds the
+    moves after it (weak duality), so fewer moves are solved than the incumbent's own dual
+    point leaves open, and the scan still finds no improving move (checked exactly)."""
+    X, y = _data(seed, m=60, n=40)
+    S = np.array(swap_search(FSLinearProblem(X, y, B=6, C=C)).selected, dtype=np.int64)
+    fit, (pos, j, lb), exact = _one_swaps(X, y, S, C)
+    cutoff = fit.primal * (1 - 1e-9)
+    assert np.all(exact >= cutoff * (1 - TIE))          # a local optimum for 1-swaps
+    zob = zobrist(X.shape[1])
+    start = np.empty(y.size)
+    snapped_dual(y, fit.alpha, C, 1e-6, start)
+    d0 = X.T @ (start * y)
+    open_at_start = int(np.sum(_dual(X[:, S], y, start)
+                               + 0.5 * (d0[S[pos]] ** 2 - d0[j] ** 2) < cutoff))
+    moves = (pos[:, None].astype(np.int64), j[:, None].astype(np.int64), lb.copy())
+    got, nxt, evals = scan_exchanges((np.ascontiguousarray(X.T), y, C, zob), S, start, moves,
+                                     cutoff, (1e-9, 4 * y.size, 10**9, support_hash(zob, S)),
+                                     new_memo(), np.empty(y.size))
+    assert got == -1 and nxt == pos.size
+    assert 0 < evals < 0.8 * open_at_start
