@@ -43,6 +43,8 @@ ZOBRIST_SEED = 20241220
 IPM_MAX_ITER = 200
 GRAM_MAX_ROWS = 1000   # kernel rows from the incumbent's Gram matrix up to this many rows
 MEMO_VALUE = types.UniTuple(types.float64, 3)
+RAISE_TRIAL = 64   # decisions' dual points raise the later moves' bounds for this many, ...
+RAISE_YIELD = 8    # ... then only while they refute one move per this many decisions
 
 
 def zobrist(n: int) -> np.ndarray:
@@ -118,7 +120,8 @@ def _raise_bounds(cols, y, moves, alpha, ref, at, work):
     of each new support S' (weak duality), and a move whose bound reaches the cutoff is
     skipped. d on S and on the entering features follows from its value at the reference
     point ``ref`` = (alpha0, d0 on S, d0 on them) through the rows where alpha moved (a few
-    after pair updates): O(changed rows (k + entering) + moves left) per decision."""
+    after pair updates): O(changed rows (k + entering) + moves left) per decision. Returns
+    the number of moves it refuted."""
     XS, XU = cols
     outs, ins, slot = moves
     alpha0, dS0, dU0 = ref
@@ -139,6 +142,7 @@ def _raise_bounds(cols, y, moves, alpha, ref, at, work):
     base = sa
     for f in range(k):
         base -= 0.5 * dS[f] * dS[f]
+    refuted = 0
     for q in range(q0 + 1, lb.shape[0]):
         if lb[q] >= cutoff:
             continue
@@ -150,6 +154,9 @@ def _raise_bounds(cols, y, moves, alpha, ref, at, work):
             r += 1
         if v > lb[q]:
             lb[q] = v
+            if v >= cutoff:
+                refuted += 1
+    return refuted
 
 
 @njit(cache=True, nogil=True)
@@ -200,7 +207,7 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
     lb = lbs.copy()
     pooled = ((XS, XU), y, (outs, ins, feats), (alpha0, w0, dU0), (dS, dU, lb))
     _raise_bounds(pooled[0], y, pooled[2], alpha0, pooled[3], (-1, cutoff), pooled[4])
-    evals = 0
+    evals, refuted = 0, 0
     for q in range(lbs.shape[0]):
         if lb[q] >= cutoff:
             continue
@@ -238,8 +245,9 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
         if st != BELOW:
             gap = P - D
             memo[h] = (D, P, 1.0 if gap <= tol * max(1.0, abs(P)) else 0.0)
-            _raise_bounds(pooled[0], y, pooled[2], alpha, pooled[3], (q, cutoff),
-                          pooled[4])
+            if evals <= RAISE_TRIAL or refuted * RAISE_YIELD >= evals:
+                refuted += _raise_bounds(pooled[0], y, pooled[2], alpha, pooled[3],
+                                         (q, cutoff), pooled[4])
             continue
         alpha_out[:] = alpha
         return q, q + 1, evals

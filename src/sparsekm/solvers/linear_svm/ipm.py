@@ -35,8 +35,8 @@ STEP = 0.99   # fraction of the step to the boundary
 
 
 @njit(cache=True, nogil=True)
-def _cholesky_solve(M, rhs, out):
-    """Solve M out = rhs for a small symmetric positive definite M (M overwritten)."""
+def _cholesky(M):
+    """M = L L' in place (L in the lower triangle) for a small symmetric positive definite M."""
     d = M.shape[0]
     for c in range(d):
         s = M[c, c]
@@ -49,16 +49,22 @@ def _cholesky_solve(M, rhs, out):
             for t in range(c):
                 v -= M[r, t] * M[c, t]
             M[r, c] = v / M[c, c]
+
+
+@njit(cache=True, nogil=True)
+def _cholesky_solve(L, rhs, out):
+    """Solve L L' out = rhs, L from :func:`_cholesky`."""
+    d = L.shape[0]
     for r in range(d):
         v = rhs[r]
         for t in range(r):
-            v -= M[r, t] * out[t]
-        out[r] = v / M[r, r]
+            v -= L[r, t] * out[t]
+        out[r] = v / L[r, r]
     for r in range(d - 1, -1, -1):
         v = out[r]
         for t in range(r + 1, d):
-            v -= M[t, r] * out[t]
-        out[r] = v / M[r, r]
+            v -= L[t, r] * out[t]
+        out[r] = v / L[r, r]
 
 
 @njit(cache=True, nogil=True)
@@ -72,35 +78,20 @@ def _max_step(x, dx):
 
 
 @njit(cache=True, nogil=True)
-def _direction(XS, y, pt, res, tau, M, step):
-    """Newton direction for the targets a*r -> tau[0], u*xi -> tau[1] (module doc) into
-    ``step`` = (dv, da, dxi, dr); ``pt`` = (a, u, r, xi), ``res`` = (rw, rb), ``M`` a
-    (k+1, k+1) work array."""
+def _normal_matrix(XS, pt, M, theta):
+    """The normal matrix E + Z' Theta Z of the Newton system at ``pt`` = (a, u, r, xi),
+    Theta = diag(a / (r + a xi / u)), Cholesky-factored into M ((k+1, k+1)); ``theta``
+    receives Theta's diagonal. The predictor and the corrector share it: O(m k^2) once per
+    iteration."""
     a, u, r, xi = pt
-    rw, rb = res
-    tau1, tau2 = tau
-    dv, da, dxi, dr = step
     m, k = XS.shape
     d = k + 1
-    rhs = np.zeros(d)
     M[:, :] = 0.0
     for p in range(k):
         M[p, p] = 1.0
-        rhs[p] = -rw[p]
-    rhs[k] = rb
-    theta = np.empty(m)
-    g = np.empty(m)
-    h = np.empty(m)
     for t in range(m):
-        h[t] = (tau2[t] - u[t] * xi[t]) / u[t]
-        den = r[t] + a[t] * xi[t] / u[t]
-        g[t] = (tau1[t] - a[t] * r[t] - a[t] * h[t]) / den
-        theta[t] = a[t] / den
-        yg = y[t] * g[t]
-        for p in range(k):
-            rhs[p] += XS[t, p] * yg
-        rhs[k] += yg
-        th = theta[t]
+        th = a[t] / (r[t] + a[t] * xi[t] / u[t])
+        theta[t] = th
         for p in range(k):
             zp = th * XS[t, p]
             for q in range(p + 1):
@@ -110,6 +101,35 @@ def _direction(XS, y, pt, res, tau, M, step):
     for p in range(d):
         for q in range(p + 1, d):
             M[p, q] = M[q, p]
+    _cholesky(M)
+
+
+@njit(cache=True, nogil=True)
+def _direction(XS, y, pt, res, tau, fac, step):
+    """Newton direction for the targets a*r -> tau[0], u*xi -> tau[1] (module doc) into
+    ``step`` = (dv, da, dxi, dr); ``pt`` = (a, u, r, xi), ``res`` = (rw, rb), ``fac`` =
+    (M, theta) from :func:`_normal_matrix` at ``pt``."""
+    a, u, r, xi = pt
+    rw, rb = res
+    tau1, tau2 = tau
+    M, theta = fac
+    dv, da, dxi, dr = step
+    m, k = XS.shape
+    d = k + 1
+    rhs = np.zeros(d)
+    for p in range(k):
+        rhs[p] = -rw[p]
+    rhs[k] = rb
+    g = np.empty(m)
+    h = np.empty(m)
+    for t in range(m):
+        h[t] = (tau2[t] - u[t] * xi[t]) / u[t]
+        den = r[t] + a[t] * xi[t] / u[t]
+        g[t] = (tau1[t] - a[t] * r[t] - a[t] * h[t]) / den
+        yg = y[t] * g[t]
+        for p in range(k):
+            rhs[p] += XS[t, p] * yg
+        rhs[k] += yg
     _cholesky_solve(M, rhs, dv)
     for t in range(m):
         zv = dv[k]
@@ -170,6 +190,7 @@ def ipm_below(XS, y, C, cutoff, tol, max_iter, alpha_out, w_out):
     r = pt[2]
     rw = np.empty(k)
     M = np.empty((k + 1, k + 1))
+    theta = np.empty(m)
     zero = np.zeros(m)
     tau = (np.empty(m), np.empty(m))
     wa = np.empty(k)
@@ -178,7 +199,8 @@ def ipm_below(XS, y, C, cutoff, tol, max_iter, alpha_out, w_out):
     it = 0
     for it in range(1, max_iter + 1):
         rb, mu = _residuals(XS, y, v, pt, rw)
-        _direction(XS, y, pt, (rw, rb), (zero, zero), M, step)       # predictor
+        _normal_matrix(XS, pt, M, theta)
+        _direction(XS, y, pt, (rw, rb), (zero, zero), (M, theta), step)   # predictor
         s = _step_length(pt, step)
         mu_aff = 0.0
         for t in range(m):
@@ -188,7 +210,7 @@ def ipm_below(XS, y, C, cutoff, tol, max_iter, alpha_out, w_out):
         for t in range(m):
             tau[0][t] = sigma * mu - da[t] * dr[t]
             tau[1][t] = sigma * mu + da[t] * dxi[t]
-        _direction(XS, y, pt, (rw, rb), tau, M, step)                 # corrector
+        _direction(XS, y, pt, (rw, rb), tau, (M, theta), step)            # corrector
         s = min(1.0, STEP * _step_length(pt, step))
         for p in range(k + 1):
             v[p] += s * dv[p]
