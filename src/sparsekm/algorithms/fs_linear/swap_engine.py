@@ -243,8 +243,8 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
                 XS[t, p] = Xt[S[p], t]
         evals += 1
         if st != BELOW:
-            gap = P - D
-            memo[h] = (D, P, 1.0 if gap <= tol * max(1.0, abs(P)) else 0.0)
+            solved = np.isfinite(P) and tol * max(1.0, abs(P)) >= P - D
+            memo[h] = (D, P, 1.0 if solved else 0.0)
             if evals <= RAISE_TRIAL or refuted * RAISE_YIELD >= evals:
                 refuted += _raise_bounds(pooled[0], y, pooled[2], alpha, pooled[3],
                                          (q, cutoff), pooled[4])

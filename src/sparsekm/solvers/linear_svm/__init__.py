@@ -86,7 +86,8 @@ def decide_below(XS: np.ndarray, y: np.ndarray, C: float, cutoff: float, *,
                  tol: float = 1e-9) -> LinearSVMFit:
     """Is the SVM optimum on the columns XS below ``cutoff``? ``fit.below`` answers, with
     ``fit.primal < cutoff`` (a feasible point below) or ``fit.dual >= cutoff`` (a proof it
-    is not) or, when neither, the point solved to ``tol``.
+    is not; ``fit.primal`` may then be inf: not computed) or, when neither, the point solved
+    to ``tol``.
 
     ``"ipm"`` starts from the centre of the box; ``"dcd"`` from ``alpha0``; ``"auto"`` makes
     at most 10 m warm pair updates from ``alpha0`` (enough when the start is close: small C,

@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["best_intercept", "certificate", "feasible_dual", "primal_best_b", "snapped_dual"]
+__all__ = ["best_intercept", "certificate", "dual_value", "feasible_dual", "primal_best_b",
+           "snapped_dual"]
 
 
 @njit(cache=True, nogil=True)
@@ -64,8 +65,9 @@ def primal_best_b(XS, y, C, w):
 
 
 @njit(cache=True, nogil=True)
-def certificate(XS, y, C, alpha, w):
-    """w = XS'(alpha y) into ``w``; returns (P(w, b*), D(alpha), b*)."""
+def dual_value(XS, y, alpha, w):
+    """w = XS'(alpha y) into ``w``, exactly; returns D(alpha) = 1'alpha - 1/2 ||w||^2 (a lower
+    bound on the SVM optimum when alpha is dual feasible)."""
     m, k = XS.shape
     for p in range(k):
         w[p] = 0.0
@@ -76,11 +78,18 @@ def certificate(XS, y, C, alpha, w):
         if c != 0.0:
             for p in range(k):
                 w[p] += c * XS[t, p]
-    P, b = primal_best_b(XS, y, C, w)
     ww = 0.0
     for p in range(k):
         ww += w[p] * w[p]
-    return P, sa - 0.5 * ww, b
+    return sa - 0.5 * ww
+
+
+@njit(cache=True, nogil=True)
+def certificate(XS, y, C, alpha, w):
+    """w = XS'(alpha y) into ``w``; returns (P(w, b*), D(alpha), b*)."""
+    dual = dual_value(XS, y, alpha, w)
+    P, b = primal_best_b(XS, y, C, w)
+    return P, dual, b
 
 
 @njit(cache=True, nogil=True)

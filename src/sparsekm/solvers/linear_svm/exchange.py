@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .certificate import certificate
+from .certificate import certificate, dual_value
 from .dcd import CONVERGED, CUT_OFF, ITERATION_LIMIT, TAU, _pair_step, _select
 from .status import ABOVE, BELOW, UNDECIDED
 
@@ -157,7 +157,8 @@ def exchange_below(XS, base, change, y, C, state, cutoff, limits):
 
     ``base`` = (K, G0, diag0, Xt): the incumbent's Gram matrix, gradient and diagonal
     (:func:`gram_state`) and X' (n, m); ``change`` = (P, F): the features leaving and
-    entering. Returns (status, P, D, b, pair updates).
+    entering. Returns (status, P, D, b, pair updates); P is inf when the dual reached the
+    cutoff (as in :func:`.dcd.dcd_below`).
     """
     alpha, w = state
     G0, diag0, Xt = base[1], base[2], base[3]
@@ -191,6 +192,10 @@ def exchange_below(XS, base, change, y, C, state, cutoff, limits):
     while True:
         it, how = _run(XS, base, change, y, C, st, cutoff, (tl, max_iter - total))
         total += it
+        if how == CUT_OFF:
+            dual = dual_value(XS, y, alpha, w)
+            if dual >= cutoff:
+                return ABOVE, np.inf, dual, 0.0, total
         primal, dual, b = certificate(XS, y, C, alpha, w)
         if primal < cutoff:
             return BELOW, primal, dual, b, total
