@@ -106,8 +106,9 @@ def main() -> None:
     ap.add_argument("--bnb-seconds", type=float, default=60.0)
     ap.add_argument("--restricted-seconds", type=float, default=60.0)
     args = ap.parse_args()
-    lines = ["<!-- bench_fs_linear_neighbourhoods.py: 2 workers, wall / CPU s on the shared "
-             "2-core machine -->", ""]
+    lines = ["<!-- bench_fs_linear_neighbourhoods.py: the incumbent's run on 2 workers, the "
+             "restricted ones on 1 (not started from the incumbent); wall / CPU s on the "
+             "shared 2-core machine -->", ""]
     data = []
     for name in args.sets:
         p = problem(name, args.B, args.C)
@@ -122,7 +123,8 @@ def main() -> None:
         lines += [f"## {name}, B = {p.B}, C = {p.C:g}", "",
                   f"Incumbent of a {args.bnb_seconds:g} s `bnb` run: {inc.objective:.6f} "
                   f"(bound {inc.bound:.6f}); root bound {root.bound:.6f}.", "",
-                  "| K | features | restricted optimum | its bound | status | wall s | CPU s |",
+                  "| K | features | best found (restricted) | its bound | status | wall s "
+                  "| CPU s |",
                   "|---|---|---|---|---|---|---|"]
         lines += [f"| {h['K']} {h['how']} | {h['features']} | {h['objective']:.6f} | "
                   f"{h['bound']:.6f} | {h['status']} | {h['wall_s']} | {h['cpu_s']} |"
