@@ -116,29 +116,29 @@ def test_scan_stops_at_the_first_improving_exchange_in_order(seed: int, C: float
     start = np.empty(y.size)
     snapped_dual(y, fit.alpha, C, 1e-6, start)
     for first in range(0, pos.size, 7):   # scans from several points of the list
-        moves = (pos[first:, None].astype(np.int64), j[first:, None].astype(np.int64),
-                 lb[first:].copy())
+        moves = (pos[:, None].astype(np.int64), j[:, None].astype(np.int64), lb.copy())
         alpha = np.empty(y.size)
         got, nxt, evals = scan_exchanges((Xt, y, C, zob), S, start, moves, cutoff,
-                                         (1e-9, 4 * y.size, 10**9, support_hash(zob, S)),
-                                         new_memo(), alpha)
+                                         (1e-9, 4 * y.size, 10**9, support_hash(zob, S),
+                                          first, pos.size), new_memo(), alpha)
         later = improving[improving >= first]
         if ties[first:].any():
             continue
         if later.size:
-            assert got == later[0] - first
+            assert got == later[0]
             S2 = S.copy()
             S2[pos[later[0]]] = j[later[0]]
             assert _dual(X[:, S2], y, alpha) <= exact[later[0]] + 1e-9   # its dual point
         else:
-            assert got == -1 and nxt == pos.size - first
+            assert got == -1 and nxt == pos.size
 
 
 @pytest.mark.parametrize("seed,C", [(3, 1.0), (6, 10.0)])
 def test_decisions_at_a_local_optimum_refute_later_moves(seed: int, C: float) -> None:
     """At a local optimum every move is refuted; each decision's dual point also bounds the
     moves after it (weak duality), so fewer moves are solved than the incumbent's own dual
-    point leaves open, and the scan still finds no improving move (checked exactly)."""
+    point leaves open, also when the moves are scanned in short calls (the raised bounds
+    persist in the caller's array), and the scan still finds no improving move."""
     X, y = _data(seed, m=60, n=40)
     S = np.array(swap_search(FSLinearProblem(X, y, B=6, C=C)).selected, dtype=np.int64)
     fit, (pos, j, lb), exact = _one_swaps(X, y, S, C)
@@ -150,9 +150,14 @@ def test_decisions_at_a_local_optimum_refute_later_moves(seed: int, C: float) ->
     d0 = X.T @ (start * y)
     open_at_start = int(np.sum(_dual(X[:, S], y, start)
                                + 0.5 * (d0[S[pos]] ** 2 - d0[j] ** 2) < cutoff))
-    moves = (pos[:, None].astype(np.int64), j[:, None].astype(np.int64), lb.copy())
-    got, nxt, evals = scan_exchanges((np.ascontiguousarray(X.T), y, C, zob), S, start, moves,
-                                     cutoff, (1e-9, 4 * y.size, 10**9, support_hash(zob, S)),
-                                     new_memo(), np.empty(y.size))
-    assert got == -1 and nxt == pos.size
-    assert 0 < evals < 0.8 * open_at_start
+    for chunk in (pos.size, 16):   # one call, and calls of 16 moves on the same bounds
+        moves = (pos[:, None].astype(np.int64), j[:, None].astype(np.int64), lb.copy())
+        q, evals = 0, 0
+        while q < pos.size:
+            got, q, ev = scan_exchanges(
+                (np.ascontiguousarray(X.T), y, C, zob), S, start, moves, cutoff,
+                (1e-9, 4 * y.size, 10**9, support_hash(zob, S), q, min(q + chunk, pos.size)),
+                new_memo(), np.empty(y.size))
+            evals += ev
+            assert got == -1
+        assert 0 < evals < 0.8 * open_at_start

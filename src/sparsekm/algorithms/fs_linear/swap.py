@@ -246,7 +246,8 @@ class _Search:
              ) -> tuple[int, LinearSVMFit] | None:
         """The first of ``moves`` = (outs, ins, lbs) (:func:`.swap_engine.scan_exchanges`)
         whose support beats the incumbent, solved to ``tol``: (its index, its fit)."""
-        outs, ins, lbs = (np.ascontiguousarray(a) for a in moves)
+        outs, ins = (np.ascontiguousarray(a) for a in moves[:2])
+        lbs = np.array(moves[2], dtype=float)   # a copy: the decisions raise it in place
         cutoff = _cutoff(fit)
         hS = support_hash(self.zob, S)
         alpha = np.empty(self.p.m)
@@ -257,19 +258,18 @@ class _Search:
             rem = self.plan.clock.remaining()
             if math.isfinite(rem) and self.per_decision > 0:   # near the limit: what fits
                 size = max(1, min(size, int(rem / self.per_decision)))
-            chunk = slice(q, min(q + size, lbs.size))   # the clock between chunks
             left = min(self.o.max_evals - self.evals, size)
             t = time.perf_counter()
             got, nxt, ev = scan_exchanges(
-                (self.Xt, self.p.y, float(self.p.C), self.zob), S, start,
-                (outs[chunk], ins[chunk], lbs[chunk]), cutoff,
-                (float(self.o.tol), int(self.pairs), int(left), hS), self.memo.known, alpha)
+                (self.Xt, self.p.y, float(self.p.C), self.zob), S, start, (outs, ins, lbs),
+                cutoff, (float(self.o.tol), int(self.pairs), int(left), hS, q,
+                         min(q + size, lbs.size)), self.memo.known, alpha)
             if ev:
                 self.per_decision = max(self.per_decision, (time.perf_counter() - t) / ev)
             self.evals += ev
             if got >= 0:
-                return q + got, self._accept(S, outs[q + got], ins[q + got], alpha)
-            q += nxt
+                return got, self._accept(S, outs[got], ins[got], alpha)
+            q = nxt
         return None
 
     def _accept(self, S: np.ndarray, out: np.ndarray, into: np.ndarray,

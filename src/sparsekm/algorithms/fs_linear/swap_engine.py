@@ -169,7 +169,9 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
     ``moves`` = (outs, ins, lbs):
     outs (M, r) positions of S leaving (-1: unused), ins (M, r) the entering features, lbs (M)
     a certified lower bound of each new support's optimum (a move with lb >= cutoff is
-    skipped); ``settings`` = (tol, pair updates, evaluations allowed, the hash of S);
+    skipped), raised in place by each decision's dual point (:func:`_raise_bounds`), so a
+    later call on the same arrays starts from them; ``settings`` = (tol, pair updates,
+    evaluations allowed, the hash of S, first move, end of the moves decided in this call);
     ``memo``: see :func:`new_memo`; ``alpha_out`` receives the improving move's dual point.
 
     Returns (index of the improving move or -1, index of the next undecided move,
@@ -177,7 +179,7 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
     """
     Xt, y, C, zob = data
     outs, ins, lbs = moves
-    tol, pairs, max_evals, hS = settings
+    tol, pairs, max_evals, hS, first, stop = settings
     m = y.shape[0]
     k = S.shape[0]
     XS = np.empty((m, k))
@@ -204,11 +206,12 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
         for u in range(XU.shape[1]):
             dU0[u] += XU[t, u] * alpha0[t] * y[t]
     dS, dU = np.empty(k), np.empty(XU.shape[1])
-    lb = lbs.copy()
+    lb = lbs
     pooled = ((XS, XU), y, (outs, ins, feats), (alpha0, w0, dU0), (dS, dU, lb))
-    _raise_bounds(pooled[0], y, pooled[2], alpha0, pooled[3], (-1, cutoff), pooled[4])
+    if first == 0:
+        _raise_bounds(pooled[0], y, pooled[2], alpha0, pooled[3], (-1, cutoff), pooled[4])
     evals, refuted = 0, 0
-    for q in range(lbs.shape[0]):
+    for q in range(first, stop):
         if lb[q] >= cutoff:
             continue
         if evals >= max_evals:
@@ -251,4 +254,4 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
             continue
         alpha_out[:] = alpha
         return q, q + 1, evals
-    return -1, lbs.shape[0], evals
+    return -1, stop, evals
