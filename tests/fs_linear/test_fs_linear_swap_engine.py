@@ -14,7 +14,7 @@ from sparsekm.algorithms.fs_linear.swap_engine import (
     zobrist,
 )
 from sparsekm.models.fs_linear import FSLinearProblem
-from sparsekm.solvers.linear_svm import BELOW, snapped_dual, solve_linear_svm
+from sparsekm.solvers.linear_svm import BELOW, feasible_dual, snapped_dual, solve_linear_svm
 from sparsekm.solvers.linear_svm.exchange import column_weights, exchange_below, gram_state
 
 TIE = 1e-7     # supports whose optimum lies this close (relative) to the cutoff are not judged
@@ -25,6 +25,12 @@ def _data(seed: int, m: int = 70, n: int = 30) -> tuple[np.ndarray, np.ndarray]:
     X = rng.normal(size=(m, n))
     y = np.where(X[:, :3] @ np.array([1.0, -1.0, 0.5]) + rng.normal(size=m) >= 0, 1.0, -1.0)
     return X, y
+
+
+def snapped_dual_of(y: np.ndarray, alpha: np.ndarray, C: float) -> np.ndarray:
+    out = np.empty(y.size)
+    snapped_dual(y, alpha, C, 1e-6, out)
+    return out
 
 
 def _dual(X: np.ndarray, y: np.ndarray, a: np.ndarray) -> float:
@@ -75,22 +81,29 @@ def test_pair_updates_from_the_snapped_start_decide_exactly_and_take_fewer_steps
     cutoff = fit.primal * (1 - 1e-9)
     Xt = np.ascontiguousarray(X.T)
     steps = {}
-    for name, start in (("raw", fit.alpha), ("snapped", None)):
-        a0 = fit.alpha.copy() if start is not None else np.empty(y.size)
+    other = np.empty(y.size)   # any feasible point, started from as its own (own = True)
+    feasible_dual(y, np.random.default_rng(0).uniform(0, C, y.size), C, other)
+    for name, start in (("raw", fit.alpha), ("snapped", None), ("other", other)):
+        a0 = start.copy() if start is not None else np.empty(y.size)
         if start is None:
             snapped_dual(y, fit.alpha, C, 1e-6, a0)
         K, G0 = np.empty((y.size, y.size)), np.empty(y.size)
-        w0 = gram_state(np.ascontiguousarray(X[:, S]), y, a0, K, G0)
-        base = (K, G0, np.diag(K).copy(), Xt)
+        ref = a0 if name != "other" else snapped_dual_of(y, fit.alpha, C)
+        w0 = gram_state(np.ascontiguousarray(X[:, S]), y, ref, K, G0)   # the Gram state
+        base = (K, G0, np.diag(K).copy(), Xt)                           # at the reference
         total = 0
         for p, f, v in zip(pos, j, exact):
             S2 = S.copy()
             S2[p] = f
             XS = np.ascontiguousarray(X[:, S2])
             a, w = a0.copy(), w0.copy()
-            column_weights(XS, y, a, w, np.array([p]))
+            own = name == "other"
+            if own:    # the Gram state of the snapped point, the gradient of this one's
+                w = np.zeros(S.size)
+            else:
+                column_weights(XS, y, a, w, np.array([p]))
             st, P, D, b, it = exchange_below(XS, base, (S[p:p + 1], np.array([f])), y, C,
-                                             (a, w), cutoff, (1e-3, 1e-9, 100_000))
+                                             (a, w, own), cutoff, (1e-3, 1e-9, 100_000))
             total += it
             slack = 1e-9 * max(1.0, v)
             assert D - slack <= v <= P + slack   # certified both ways

@@ -78,7 +78,7 @@ def _decide(XS, y, C, state, cutoff, settings, gram):
     """The pair updates from ``alpha`` (in place) -- on Gram rows when ``gram`` = (use, base,
     change) says so (:func:`sparsekm.solvers.linear_svm.exchange.exchange_below`) -- then
     the interior point when undecided (at once when ``pairs`` is 0: the ``ipm`` setting)."""
-    alpha, w = state
+    alpha, w, own = state
     tol, pairs = settings
     st = UNDECIDED
     P, D = np.inf, -np.inf
@@ -125,8 +125,8 @@ def _raise_bounds(cols, y, moves, alpha, ref, at, work):
     XS, XU = cols
     outs, ins, slot = moves
     alpha0, dS0, dU0 = ref
-    q0, cutoff = at
-    dS, dU, lb = work
+    q0, cutoff, tag = at
+    dS, dU, lb, src = work
     m, k = XS.shape
     dS[:] = dS0
     dU[:] = dU0
@@ -154,6 +154,7 @@ def _raise_bounds(cols, y, moves, alpha, ref, at, work):
             r += 1
         if v > lb[q]:
             lb[q] = v
+            src[q] = tag
             if v >= cutoff:
                 refuted += 1
     return refuted
@@ -207,9 +208,12 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
             dU0[u] += XU[t, u] * alpha0[t] * y[t]
     dS, dU = np.empty(k), np.empty(XU.shape[1])
     lb = lbs
-    pooled = ((XS, XU), y, (outs, ins, feats), (alpha0, w0, dU0), (dS, dU, lb))
+    src = np.full(lbs.shape[0], -1, np.int64)   # the dual point of each move's bound ...
+    pool = np.empty((max(stop - first, 0), m))   # ... among this call's decisions (-1: none)
+    pooled = ((XS, XU), y, (outs, ins, feats), (alpha0, w0, dU0), (dS, dU, lb, src))
     if first == 0:
-        _raise_bounds(pooled[0], y, pooled[2], alpha0, pooled[3], (-1, cutoff), pooled[4])
+        _raise_bounds(pooled[0], y, pooled[2], alpha0, pooled[3], (-1, cutoff, -1),
+                      pooled[4])
     evals, refuted = 0, 0
     for q in range(first, stop):
         if lb[q] >= cutoff:
@@ -229,17 +233,18 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
             lo, val, solved = memo[h]
             if lo >= cutoff or (solved > 0.0 and val >= cutoff):
                 continue
-        alpha[:] = alpha0
+        own = src[q] >= 0       # start from the decision whose dual point bounds it best
+        alpha[:] = pool[src[q]] if own else alpha0
         for c in range(r):      # XS holds S's columns: the r exchanged ones, and back after
             p = outs[q, c]
             for t in range(m):
                 XS[t, p] = Xt[new[c], t]
         gram = (K.shape[0] > 0 and 1 + 2 * r < k, (K, G0, diag0, Xt),
                 (gone[:r], new[:r]))
-        if gram[0]:
+        if gram[0] and not own:
             w[:] = w0
             column_weights(XS, y, alpha, w, outs[q, :r])
-        st, P, D = _decide(XS, y, C, (alpha, w), cutoff, (tol, pairs), gram)
+        st, P, D = _decide(XS, y, C, (alpha, w, own), cutoff, (tol, pairs), gram)
         for c in range(r):
             p = outs[q, c]
             for t in range(m):
@@ -249,8 +254,9 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
             solved = np.isfinite(P) and tol * max(1.0, abs(P)) >= P - D
             memo[h] = (D, P, 1.0 if solved else 0.0)
             if evals <= RAISE_TRIAL or refuted * RAISE_YIELD >= evals:
+                pool[evals - 1] = alpha
                 refuted += _raise_bounds(pooled[0], y, pooled[2], alpha, pooled[3],
-                                         (q, cutoff), pooled[4])
+                                         (q, cutoff, evals - 1), pooled[4])
             continue
         alpha_out[:] = alpha
         return q, q + 1, evals

@@ -150,29 +150,31 @@ def _fresh(XS, y, alpha, w, G):
 @njit(cache=True, nogil=True)
 def exchange_below(XS, base, change, y, C, state, cutoff, limits):
     """Is the SVM optimum on the new columns XS (m, k) below ``cutoff``? As
-    :func:`.dcd.dcd_below`, from ``state`` = (alpha, w): alpha the incumbent's dual point
-    (the one ``base`` was made at), updated in place; w must hold X_S'(alpha y) on entry
-    (:func:`column_weights`: the incumbent's weights with the r new columns') and receives
-    it at the end.
+    :func:`.dcd.dcd_below`, from ``state`` = (alpha, w, own): alpha the incumbent's dual
+    point (the one ``base`` was made at), updated in place; w must hold X_S'(alpha y) on
+    entry (:func:`column_weights`: the incumbent's weights with the r new columns') and
+    receives it at the end. ``own`` True: alpha is another feasible point (e.g. an earlier
+    decision's); w and the gradient are then computed from it, O(m k).
 
     ``base`` = (K, G0, diag0, Xt): the incumbent's Gram matrix, gradient and diagonal
     (:func:`gram_state`) and X' (n, m); ``change`` = (P, F): the features leaving and
     entering. Returns (status, P, D, b, pair updates); P is inf when the dual reached the
     cutoff (as in :func:`.dcd.dcd_below`).
     """
-    alpha, w = state
+    alpha, w, own = state
     G0, diag0, Xt = base[1], base[2], base[3]
     gone, new = change
     tol, tol_final, max_iter = limits
     m = XS.shape[0]
     dg = np.zeros(gone.shape[0])   # X_p'(alpha0 y) and X_f'(alpha0 y) of the changed columns
     dn = np.zeros(new.shape[0])
-    for t in range(m):
-        c = alpha[t] * y[t]
-        for q in range(gone.shape[0]):
-            dg[q] += Xt[gone[q], t] * c
-        for q in range(new.shape[0]):
-            dn[q] += Xt[new[q], t] * c
+    if not own:
+        for t in range(m):
+            c = alpha[t] * y[t]
+            for q in range(gone.shape[0]):
+                dg[q] += Xt[gone[q], t] * c
+            for q in range(new.shape[0]):
+                dn[q] += Xt[new[q], t] * c
     G = np.empty(m)
     diag = np.empty(m)
     for t in range(m):
@@ -186,6 +188,8 @@ def exchange_below(XS, base, change, y, C, state, cutoff, limits):
             g += y[t] * a * dn[q]
             dd += a * a
         G[t], diag[t] = g, dd
+    if own:
+        _fresh(XS, y, alpha, w, G)
     st = (alpha, w, G, diag)
     total = 0
     tl = tol
