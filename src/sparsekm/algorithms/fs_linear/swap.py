@@ -306,8 +306,8 @@ class _Search:
         top = outside[np.argpartition(-np.abs(d[outside]), q - 1)[:q]] if q < outside.size \
             else outside
         lb = fit.dual + 0.5 * (d[S][:, None] ** 2 - d[top][None, :] ** 2)
-        order = np.argsort(lb, axis=None, kind="stable")
-        order = order[lb.flat[order] < _cutoff(fit)]
+        order = np.flatnonzero(lb < _cutoff(fit))     # the moves the bound leaves open, ...
+        order = order[np.argsort(lb.flat[order], kind="stable")]   # ... in increasing bound
         pos, col = np.divmod(order, top.size)
         got = self.scan(S, fit, (pos[:, None], top[col][:, None], lb.flat[order]))
         return None if got is None else got[1]
