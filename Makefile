@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 DOCS_STAMP := $(VENV)/.docs-installed
 
-.PHONY: demo test install lint bench clean docs docs-examples docs-notebooks reproduce
+.PHONY: demo test install lint bench clean clean-numba docs docs-examples docs-notebooks reproduce
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -44,6 +44,11 @@ docs-notebooks: $(DOCS_STAMP)   # execute the notebooks into docs/notebooks/
 
 reproduce: $(STAMP)   # docs/reproduce.md from the result stores (or their committed run logs)
 	$(BIN)/python benchmarks/reproduce.py
+
+# numba's on-disk cache is keyed by each function's own file: a compiled caller keeps the old
+# code of a callee edited in another file. After editing compiled code, before measuring:
+clean-numba:
+	find src -name '*.nbi' -delete -o -name '*.nbc' -delete
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info
