@@ -12,6 +12,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -c "from sparsekm.registry import warm_up_all; warm_up_all()"
 	touch $(STAMP)
 
 install: $(STAMP)

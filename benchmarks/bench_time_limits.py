@@ -4,8 +4,10 @@ Each case is ``sparsekm solve|relax|path PROBLEM ... --time-limit T --json`` on 
 method cannot finish in T seconds; the process's wall time (interpreter start, imports, data,
 workers, the method and the JSON) is compared with T. The allowance a run may take past its
 limit is what the CLI cannot cut short: the interpreter's start before sparsekm is imported
-and the finishing of the payload. Run: ``python benchmarks/bench_time_limits.py [--limit 5]``;
-writes ``benchmarks/results/time_limits.{json,md}``.
+and the finishing of the payload. Run:
+``python benchmarks/bench_time_limits.py [--limit 5] [--cold]`` (``--cold``: numba's cache
+emptied, then set-up's warm-up, as after a fresh install); writes
+``benchmarks/results/time_limits.{json,md}``.
 """
 
 from __future__ import annotations
@@ -95,10 +97,30 @@ def startup(repeat: int = 3) -> float:
     return min(best)
 
 
+def cold_start() -> float:
+    """Delete the numba cache of the sparsekm package, then run set-up's warm-up in a fresh
+    process (what a fresh install does); its wall seconds."""
+    import sparsekm
+
+    root = Path(sparsekm.__file__).parent
+    for f in [*root.rglob("*.nbi"), *root.rglob("*.nbc")]:
+        f.unlink()
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "from sparsekm.registry import warm_up_all; "
+                    "warm_up_all()"], check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=float, default=5.0)
+    ap.add_argument("--cold", action="store_true",
+                    help="empty numba's cache first, then run set-up's warm-up (as a fresh "
+                         "install: `make install` calls sparsekm.registry.warm_up_all)")
     args = ap.parse_args()
+    cache = "as found"
+    if args.cold:
+        cache = f"emptied, then set-up's warm-up ({cold_start():.0f} s)"
     rows = []
     for case in CASES:
         row = run_case(*case, args.limit)
@@ -106,15 +128,15 @@ def main() -> None:
         print(json.dumps(row), flush=True)
     boot = startup()
     load = os.getloadavg()
-    doc = {"limit": args.limit, "interpreter_start_s": round(boot, 3),
+    doc = {"limit": args.limit, "interpreter_start_s": round(boot, 3), "numba_cache": cache,
            "load_average": [round(x, 2) for x in load], "cases": rows}
     OUT.mkdir(exist_ok=True)
     (OUT / "time_limits.json").write_text(json.dumps(doc, indent=1))
     lines = [f"# Time limits kept, start-up included (`--time-limit {args.limit:g}`)", "",
              f"Wall time of each process (interpreter start to exit) against its limit; "
              f"load average {load[0]:.1f} on this 2-core machine; the bare interpreter "
-             f"start plus `import sparsekm` takes {boot:.2f} s. Written by "
-             "`benchmarks/bench_time_limits.py`.", "",
+             f"start plus `import sparsekm` takes {boot:.2f} s; numba's cache: {cache}. "
+             "Written by `benchmarks/bench_time_limits.py`.", "",
              "| command | wall s | over s | status | termination | exit |",
              "|---|---|---|---|---|---|"]
     for r in rows:

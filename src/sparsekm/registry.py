@@ -230,6 +230,15 @@ def load_compiled(entry: Entry) -> float:
     return time.perf_counter() - t0
 
 
+def warm_up_all() -> dict[str, float]:
+    """Run every registered ``warm_up`` once: numba compiles their code into its on-disk
+    cache, so that later processes only load it. Set-up (``make install``) calls it: on a
+    cold cache the first ``bnb`` run on colorectal spent 16 s compiling, past a 5 s
+    ``--time-limit`` (``benchmarks/results/time_limits.md``). Returns the seconds per entry."""
+    return {f"{e.problem} {e.kind} {e.name}": load_compiled(e) for e in entries()
+            if e.warm_up is not None}
+
+
 def register_problem(name: str, *, paper: str, title: str, method: str | None = None,
                      relaxation: str | None = None) -> Callable[[type], type]:
     """Class decorator: register a problem class under ``name`` (e.g. ``"fs-linear"``) with its

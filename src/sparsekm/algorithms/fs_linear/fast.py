@@ -120,7 +120,9 @@ def warm_up() -> None:
     """Load the compiled code of ``fast`` (the native SVM's both methods, the swap scores) by
     a search on a tiny seeded problem (:func:`sparsekm.registry.load_compiled`)."""
     from sparsekm.solvers.linear_svm import solve_linear_svm
+    from sparsekm.solvers.smo import load_engine
 
+    load_engine()    # the full SVM's dual beyond 400 columns (madelon) is the SMO engine's
     rng = np.random.default_rng(0)
     X = rng.standard_normal((24, 12))
     y = np.where(np.arange(24) % 2 == 0, 1.0, -1.0)

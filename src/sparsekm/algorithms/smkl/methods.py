@@ -105,7 +105,15 @@ def _run_one(problem: SMKLProblem, beta0: np.ndarray, opts: dict[str, Any]) -> d
     return out
 
 
-@register("smkl", "method", "abr", paper="B", ref="Algorithm 1", problem_class="heuristic")
+def _warm_up() -> None:
+    """The SMO engine's compiled code, loaded before a solve (its time limit)."""
+    from sparsekm.solvers.smo import load_engine
+
+    load_engine()
+
+
+@register("smkl", "method", "abr", paper="B", ref="Algorithm 1", problem_class="heuristic",
+          warm_up=_warm_up)
 def abr(problem: SMKLProblem, plan: SolverPlan | None = None, *,
         init: Annotated[str, INIT] = "ranking", starts: Annotated[int, STARTS] = 3,
         seed: Annotated[int, SEED] = 0, stop: ABRStopping = ABRStopping(tol=1e-4),
