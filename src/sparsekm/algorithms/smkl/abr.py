@@ -160,8 +160,14 @@ def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, stop: ABRStopping = ABRS
     history = [{"iter": 0, "objective": cur.value, "support": cur.support, "accepted": True,
                 "beta": cur.beta.tolist()}]
     nondec, term, local, tried = 0, "iteration_limit", None, {}
+    # an iteration's SVM solves cannot be cut short: near the limit, stop when the slowest
+    # step so far (the first evaluation, then each iteration) no longer fits
+    last = time.perf_counter()
+    slowest = last - t0
     for t in range(1, max_iter + 1):
-        if deadline is not None and deadline.expired():
+        now = time.perf_counter()
+        slowest, last = max(slowest, now - last), now
+        if deadline is not None and (deadline.expired() or deadline.remaining() < slowest):
             term = "time_limit"
             break
         beta_new = beta_step(cur.d, lam, k0, excluded, forced)
