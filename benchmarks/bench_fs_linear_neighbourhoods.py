@@ -30,17 +30,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
 import cvxpy as cp  # noqa: E402
 import numpy as np  # noqa: E402
+from bench_fs_linear_node_bounds import _clock, _since, problem  # noqa: E402
 from results_io import write_results  # noqa: E402
 
 from sparsekm.algorithms.fs_linear import solve_fs_linear  # noqa: E402
-from sparsekm.data import Scaler, load_dataset  # noqa: E402
 from sparsekm.models.fs_linear import FSLinearProblem  # noqa: E402
 from sparsekm.relaxations.fs_linear.node import solve_node  # noqa: E402
 from sparsekm.solvers import SolverPlan  # noqa: E402
@@ -49,23 +48,10 @@ SIZES = (40, 120)
 SPLITS = (40, 140, 300, 600, 1000)
 
 
-def problem(name: str, B: int, C: float) -> FSLinearProblem:
-    ds = load_dataset(name, missing="drop")
-    return FSLinearProblem(Scaler("standard").fit(ds.X).transform(ds.X), ds.y.astype(float),
-                           B=B, C=C)
-
-
-def _clock() -> tuple[float, float]:
-    return time.perf_counter(), time.process_time()
-
-
-def _since(t: tuple[float, float]) -> tuple[float, float]:
-    return round(time.perf_counter() - t[0], 1), round(time.process_time() - t[1], 1)
-
-
 def neighbourhoods(p: FSLinearProblem, support: list[int], rank: np.ndarray,
                    seconds: float) -> list[dict]:
-    """The certified optimum of (2) on the support plus K top-ranked (or sampled) features."""
+    """``bnb`` on (2) restricted to the support plus K top-ranked (or sampled) features:
+    the best value found in ``seconds``, its bound and status."""
     rng, rows = np.random.default_rng(0), []
     for K in SIZES:
         pool = [int(j) for j in rank if j not in support]

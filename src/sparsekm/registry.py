@@ -234,7 +234,8 @@ def warm_up_all() -> dict[str, float]:
     """Run every registered ``warm_up`` once: numba compiles their code into its on-disk
     cache, so that later processes only load it. Set-up (``make install``) calls it: on a
     cold cache the first ``bnb`` run on colorectal spent 16 s compiling, past a 5 s
-    ``--time-limit`` (``benchmarks/results/time_limits.md``). Returns the seconds per entry."""
+    ``--time-limit`` (``benchmarks/results/time_limits_no_warm_up.jsonl``). Returns the
+    seconds per entry."""
     return {f"{e.problem} {e.kind} {e.name}": load_compiled(e) for e in entries()
             if e.warm_up is not None}
 

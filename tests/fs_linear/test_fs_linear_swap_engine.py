@@ -10,6 +10,7 @@ from sparsekm.algorithms.fs_linear.swap import swap_search
 from sparsekm.algorithms.fs_linear.swap_engine import (
     new_memo,
     scan_exchanges,
+    scan_state,
     support_hash,
     zobrist,
 )
@@ -131,7 +132,8 @@ def test_scan_stops_at_the_first_improving_exchange_in_order(seed: int, C: float
     for first in range(0, pos.size, 7):   # scans from several points of the list
         moves = (pos[:, None].astype(np.int64), j[:, None].astype(np.int64), lb.copy())
         alpha = np.empty(y.size)
-        got, nxt, evals = scan_exchanges((Xt, y, C, zob), S, start, moves, cutoff,
+        state = scan_state((Xt, y, C, zob), S, start, moves[1], 4 * y.size)
+        got, nxt, evals = scan_exchanges((Xt, y, C, zob), S, state, moves, cutoff,
                                          (1e-9, 4 * y.size, 10**9, support_hash(zob, S),
                                           first, pos.size), new_memo(), alpha)
         later = improving[improving >= first]
@@ -165,10 +167,12 @@ def test_decisions_at_a_local_optimum_refute_later_moves(seed: int, C: float) ->
                                + 0.5 * (d0[S[pos]] ** 2 - d0[j] ** 2) < cutoff))
     for chunk in (pos.size, 16):   # one call, and calls of 16 moves on the same bounds
         moves = (pos[:, None].astype(np.int64), j[:, None].astype(np.int64), lb.copy())
+        data = (np.ascontiguousarray(X.T), y, C, zob)
+        state = scan_state(data, S, start, moves[1], 4 * y.size)   # shared by the calls
         q, evals = 0, 0
         while q < pos.size:
             got, q, ev = scan_exchanges(
-                (np.ascontiguousarray(X.T), y, C, zob), S, start, moves, cutoff,
+                data, S, state, moves, cutoff,
                 (1e-9, 4 * y.size, 10**9, support_hash(zob, S), q, min(q + chunk, pos.size)),
                 new_memo(), np.empty(y.size))
             evals += ev

@@ -53,7 +53,7 @@ from sparsekm.solvers.linear_svm import (
 )
 from sparsekm.specs import TOL
 
-from .swap_engine import memo_store, new_memo, scan_exchanges, support_hash, zobrist
+from .swap_engine import memo_store, new_memo, scan_exchanges, scan_state, support_hash, zobrist
 from .swap_scores import backward_sacrifices, removal_state, smallest_swap_values
 
 __all__ = ["CANDIDATES", "MAX_EVALS", "MOVES", "MOVE_RULE", "SPLICE", "SVM", "SVM_TOL",
@@ -169,8 +169,7 @@ def _line_lower_bounds(Xt: np.ndarray, rows: np.ndarray, y: np.ndarray, C: float
     C sum_R a_r - s_R^2 / 2 with s_R = C sum_R c_r. R = {a_r > tau} for tau = 0 and the
     octiles of the positive a_r (the rows barely violated leave R first as t grows); the best
     of the eight (dlbcl, B = 10: 1,800-3,500 line minimisations per step in place of
-    5,000-14,000 with tau = 0 alone). All states in one product with X' (no copy of its
-    rows, the taus along rows): dlbcl, B = 20, 9.0 -> 2.5 ms per call."""
+    5,000-14,000 with tau = 0 alone), all states in one product with X'."""
     Rs, consts = [], []
     for a in A:
         pos = a[a > 0]
@@ -191,12 +190,9 @@ def _line_lower_bounds(Xt: np.ndarray, rows: np.ndarray, y: np.ndarray, C: float
 
 def scan_chunk(m: int) -> int:
     """Moves per compiled call on m rows: :data:`SCAN_CHUNK` at :data:`CHUNK_ROWS` rows,
-    scaled as 1/m^2 (a decision's pair updates cost O(m^2)) and capped at :data:`MAX_CHUNK`,
-    so that the clock is read often enough (madelon, m = 2000: 256 decisions took ~60 s, and
-    a 60 s limit ran 115 s). A larger chunk lets each decision's dual point refute more of
-    the moves after it (:func:`.swap_engine.scan_exchanges`): colorectal, B = 20, 15,650
-    decisions at 256 per call, 12,219 at 1024. Fixed by m, not by timing, so the same search
-    makes the same decisions on any machine."""
+    scaled as 1/m^2 (a decision costs O(m^2)), at most :data:`MAX_CHUNK`, so that the clock
+    is read often enough (madelon, m = 2000: 256 decisions took ~60 s). Fixed by m, not by
+    timing: the same search makes the same decisions on any machine."""
     return max(1, min(MAX_CHUNK, int(SCAN_CHUNK * (CHUNK_ROWS / m) ** 2)))
 
 
@@ -253,6 +249,8 @@ class _Search:
         alpha = np.empty(self.p.m)
         start = np.empty(self.p.m)   # the interior point's alpha, its near-bound entries put on
         snapped_dual(self.p.y, fit.alpha, float(self.p.C), SNAP_TAU, start)   # their bound
+        data = (self.Xt, self.p.y, float(self.p.C), self.zob)
+        state = scan_state(data, S, start, ins, int(self.pairs))   # once for all the chunks
         q, size = 0, scan_chunk(self.p.m)
         while q < lbs.size and not self.stop():
             rem = self.plan.clock.remaining()
@@ -261,9 +259,9 @@ class _Search:
             left = min(self.o.max_evals - self.evals, size)
             t = time.perf_counter()
             got, nxt, ev = scan_exchanges(
-                (self.Xt, self.p.y, float(self.p.C), self.zob), S, start, (outs, ins, lbs),
-                cutoff, (float(self.o.tol), int(self.pairs), int(left), hS, q,
-                         min(q + size, lbs.size)), self.memo.known, alpha)
+                data, S, state, (outs, ins, lbs), cutoff,
+                (float(self.o.tol), int(self.pairs), int(left), hS, q, min(q + size, lbs.size)),
+                self.memo.known, alpha)
             if ev:
                 self.per_decision = max(self.per_decision, (time.perf_counter() - t) / ev)
             self.evals += ev

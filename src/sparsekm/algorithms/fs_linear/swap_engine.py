@@ -23,9 +23,8 @@ they are gone (``benchmarks/results/fs_linear_fast_snap.md``).
 Each decision also bounds the moves after it: its final dual point is feasible for every
 support, so D_{S'}(alpha) raises each later move's certified bound (:func:`_raise_bounds`),
 a move whose bound reaches the cutoff is not solved, and a move whose best bound came from
-an earlier decision starts there. At a local optimum of colorectal, B = 20, 174 of the 793
-open moves are solved (``benchmarks/results/fs_linear_fast_stop38.md``: the decisions of a
-fit fall to 28-46 % on colorectal, with the same supports).
+an earlier decision starts there (``benchmarks/results/fs_linear_fast_stop38.md``: the
+decisions of a fit fall to 28-46 % on colorectal, with the same supports).
 
 Supports are remembered by a Zobrist hash (XOR of one random 64-bit word per feature): the
 memo maps hash -> (certified lower bound, feasible value, solved) and a move whose support is
@@ -43,8 +42,8 @@ from sparsekm.solvers.linear_svm.exchange import column_weights, exchange_below,
 from sparsekm.solvers.linear_svm.ipm import ipm_below
 from sparsekm.solvers.linear_svm.status import BELOW, UNDECIDED
 
-__all__ = ["ZOBRIST_SEED", "memo_store", "new_memo", "scan_exchanges", "support_hash",
-           "zobrist"]
+__all__ = ["ZOBRIST_SEED", "memo_store", "new_memo", "scan_exchanges", "scan_state",
+           "support_hash", "zobrist"]
 
 ZOBRIST_SEED = 20241220
 IPM_MAX_ITER = 200
@@ -168,13 +167,42 @@ def _raise_bounds(cols, y, moves, alpha, ref, at, work):
 
 
 @njit(cache=True, nogil=True)
-def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
+def scan_state(data, S, alpha0, ins, pairs):
+    """What the decisions of one scan share, made once per scan (not per compiled call):
+    ``(alpha0, XS, (K, G0, diag0), w0, (slots, XU, dU0))`` -- the incumbent's snapped dual
+    point and columns, its Gram matrix, gradient and diagonal (:func:`gram_state`; empty
+    when the pair updates do not use Gram rows), its weights X_S'(alpha0 y), and the
+    entering features' slots, columns and correlations (:func:`_entering`)."""
+    Xt, y = data[0], data[1]
+    m, k = y.shape[0], S.shape[0]
+    XS = np.empty((m, k))
+    for c in range(k):
+        for t in range(m):
+            XS[t, c] = Xt[S[c], t]
+    K = np.empty((m, m) if m <= GRAM_MAX_ROWS and pairs > 0 else (0, 0))
+    G0 = np.empty(m)
+    diag0 = np.empty(m)
+    w0 = np.empty(k)        # X_S'(alpha0 y), column by column as the pair updates need it
+    if K.shape[0]:
+        w0[:] = gram_state(XS, y, alpha0, K, G0)
+        for t in range(m):
+            diag0[t] = K[t, t]
+    else:
+        column_weights(XS, y, alpha0, w0, np.arange(k))
+    slots, XU = _entering(ins, Xt)
+    dU0 = np.empty(XU.shape[1])          # d = X'(alpha0 y) on the entering features
+    column_weights(XU, y, alpha0, dU0, np.arange(XU.shape[1]))
+    return alpha0, XS, (K, G0, diag0), w0, (slots, XU, dU0)
+
+
+@njit(cache=True, nogil=True)
+def scan_exchanges(data, S, state, moves, cutoff, settings, memo, alpha_out):
     """Decide the exchanges in order; stop at the first whose support beats ``cutoff``.
 
     ``data`` = (Xt, y, C, zob): X' (n, m) contiguous, the labels, the penalty and the
-    Zobrist words (:func:`zobrist`); ``S`` (k,): the support; ``alpha0``: the incumbent's
-    feasible dual point, snapped to its bounds (each decision starts from a copy);
-    ``moves`` = (outs, ins, lbs):
+    Zobrist words (:func:`zobrist`); ``S`` (k,): the support; ``state``: :func:`scan_state`
+    of S at the incumbent's feasible dual point, snapped to its bounds (each decision starts
+    from a copy of it, or of an earlier decision's point); ``moves`` = (outs, ins, lbs):
     outs (M, r) positions of S leaving (-1: unused), ins (M, r) the entering features, lbs (M)
     a certified lower bound of each new support's optimum (a move with lb >= cutoff is
     skipped), raised in place by each decision's dual point (:func:`_raise_bounds`), so a
@@ -188,53 +216,30 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
     Xt, y, C, zob = data
     outs, ins, lbs = moves
     tol, pairs, max_evals, hS, first, stop = settings
-    m = y.shape[0]
-    k = S.shape[0]
-    XS = np.empty((m, k))
-    S2 = np.empty(k, np.int64)
+    alpha0, XS, (K, G0, diag0), w0, (slots, XU, dU0) = state
+    m, k = XS.shape
     w = np.empty(k)
     alpha = np.empty(m)
     gone = np.empty(outs.shape[1], np.int64)
     new = np.empty(outs.shape[1], np.int64)
-    for c in range(k):
-        for t in range(m):
-            XS[t, c] = Xt[S[c], t]
-    K = np.empty((m, m) if m <= GRAM_MAX_ROWS and pairs > 0 else (0, 0))
-    G0 = np.empty(m)
-    if K.shape[0]:
-        gram_state(XS, y, alpha0, K, G0)
-    diag0 = np.empty(m)
-    for t in range(K.shape[0]):
-        diag0[t] = K[t, t]
-    w0 = np.empty(k)        # X_S'(alpha0 y), column by column as the pair updates need it
-    column_weights(XS, y, alpha0, w0, np.arange(k))
-    feats, XU = _entering(ins, Xt)       # the entering features' slots and columns
-    dU0 = np.zeros(XU.shape[1])          # d = X'(alpha0 y) on them (on S: w0)
-    for t in range(m):
-        for u in range(XU.shape[1]):
-            dU0[u] += XU[t, u] * alpha0[t] * y[t]
-    dS, dU = np.empty(k), np.empty(XU.shape[1])
-    lb = lbs
     src = np.full(lbs.shape[0], -1, np.int64)   # the dual point of each move's bound ...
     pool = np.empty((max(stop - first, 0), m))   # ... among this call's decisions (-1: none)
-    pooled = ((XS, XU), y, (outs, ins, feats), (alpha0, w0, dU0), (dS, dU, lb, src))
+    cols, lists, ref = (XS, XU), (outs, ins, slots), (alpha0, w0, dU0)
+    work = (np.empty(k), np.empty(XU.shape[1]), lbs, src)
     if first == 0:
-        _raise_bounds(pooled[0], y, pooled[2], alpha0, pooled[3], (-1, cutoff, -1),
-                      pooled[4])
+        _raise_bounds(cols, y, lists, alpha0, ref, (-1, cutoff, -1), work)
     evals, refuted = 0, 0
     for q in range(first, stop):
-        if lb[q] >= cutoff:
+        if lbs[q] >= cutoff:
             continue
         if evals >= max_evals:
             return -1, q, evals
         h = hS
-        S2[:] = S
         r = 0
         while r < outs.shape[1] and outs[q, r] >= 0:
             p = outs[q, r]
             h ^= zob[S[p]] ^ zob[ins[q, r]]
             gone[r], new[r] = S[p], ins[q, r]
-            S2[p] = ins[q, r]
             r += 1
         if h in memo:
             lo, val, solved = memo[h]
@@ -262,8 +267,8 @@ def scan_exchanges(data, S, alpha0, moves, cutoff, settings, memo, alpha_out):
             memo[h] = (D, P, 1.0 if solved else 0.0)
             if evals <= RAISE_TRIAL or refuted * RAISE_YIELD >= evals:
                 pool[evals - 1] = alpha
-                refuted += _raise_bounds(pooled[0], y, pooled[2], alpha, pooled[3],
-                                         (q, cutoff, evals - 1), pooled[4])
+                refuted += _raise_bounds(cols, y, lists, alpha, ref, (q, cutoff, evals - 1),
+                                         work)
             continue
         alpha_out[:] = alpha
         return q, q + 1, evals

@@ -166,30 +166,33 @@ def exchange_below(XS, base, change, y, C, state, cutoff, limits):
     gone, new = change
     tol, tol_final, max_iter = limits
     m = XS.shape[0]
-    dg = np.zeros(gone.shape[0])   # X_p'(alpha0 y) and X_f'(alpha0 y) of the changed columns
-    dn = np.zeros(new.shape[0])
-    if not own:
+    G = np.empty(m)
+    diag = np.empty(m)
+    for t in range(m):      # the diagonal of the new kernel: r columns out, r in
+        dd = diag0[t]
+        for q in range(gone.shape[0]):
+            dd -= Xt[gone[q], t] * Xt[gone[q], t]
+        for q in range(new.shape[0]):
+            dd += Xt[new[q], t] * Xt[new[q], t]
+        diag[t] = dd
+    if own:
+        _fresh(XS, y, alpha, w, G)
+    else:                   # G0 with the r columns' terms: X_p'(alpha0 y), X_f'(alpha0 y)
+        dg = np.zeros(gone.shape[0])
+        dn = np.zeros(new.shape[0])
         for t in range(m):
             c = alpha[t] * y[t]
             for q in range(gone.shape[0]):
                 dg[q] += Xt[gone[q], t] * c
             for q in range(new.shape[0]):
                 dn[q] += Xt[new[q], t] * c
-    G = np.empty(m)
-    diag = np.empty(m)
-    for t in range(m):
-        g, dd = G0[t], diag0[t]
-        for q in range(gone.shape[0]):
-            a = Xt[gone[q], t]
-            g -= y[t] * a * dg[q]
-            dd -= a * a
-        for q in range(new.shape[0]):
-            a = Xt[new[q], t]
-            g += y[t] * a * dn[q]
-            dd += a * a
-        G[t], diag[t] = g, dd
-    if own:
-        _fresh(XS, y, alpha, w, G)
+        for t in range(m):
+            g = G0[t]
+            for q in range(gone.shape[0]):
+                g -= y[t] * Xt[gone[q], t] * dg[q]
+            for q in range(new.shape[0]):
+                g += y[t] * Xt[new[q], t] * dn[q]
+            G[t] = g
     st = (alpha, w, G, diag)
     total = 0
     tl = tol

@@ -277,8 +277,7 @@ _LOADED: set[str] = set()
 def load_engine() -> float:
     """Load (on a cold numba cache: compile) the SMO engine's hinge case; the seconds taken.
     A method's ``warm_up`` calls it so that the compilation is not charged to a solve and
-    its time limit (cold, it took about 1 s and ran madelon's ``fast`` 0.7 s past a 5 s
-    limit)."""
+    its time limit (``fast`` on madelon reaches it through the full SVM's dual)."""
     return _load("smo")
 
 
