@@ -81,6 +81,38 @@ def test_swap_scores_are_upper_bounds_on_every_swapped_support(C: float) -> None
             assert u >= opt * (1 - 1e-8) - 1e-10
 
 
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_line_lower_bounds_are_valid_and_take_the_scaled_dual(C: float) -> None:
+    """The swap scores' screening bounds never exceed the exact line minima (every feature,
+    three removal states), and are at least the scaled dual point lam C 1_{a > 0}, worked by
+    hand: A^2 / (2 s^2) where s^2 > A (A = C sum_{a>0} a_r, s = C sum_{a>0} c_r), which is
+    positive where the unscaled A - s^2 / 2 is negative (the bound before, which let every
+    pair with a negative bound be computed)."""
+    from sparsekm.algorithms.fs_linear.swap import _line_lower_bounds
+
+    X, y = _instance(5, 40, 60)
+    S = np.array([0, 1, 2, 3])
+    fit = solve_linear_svm(X[:, S], y, C, method="ipm", tol=1e-10)
+    XS, Xt = np.ascontiguousarray(X[:, S]), np.ascontiguousarray(X.T)
+    f = backward_sacrifices(XS, y, C, fit.w, np.empty(S.size))
+    A = np.stack([removal_state(XS, y, fit.w, f, i) for i in range(3)])
+    rows = np.arange(4, X.shape[1])
+    lower = _line_lower_bounds(Xt, rows, y, C, A)
+    negative_before = 0
+    for k, a in enumerate(A):
+        exact = np.empty(rows.size)
+        swap_values(Xt, y, C, a, rows, exact)
+        assert np.all(lower[k] <= exact + 1e-12 * np.maximum(1.0, np.abs(exact)))
+        R = a > 0
+        A0, s = C * a[R].sum(), C * (y[R] @ X[R][:, rows])
+        scaled = np.where(s * s <= A0, A0 - 0.5 * s * s, 0.5 * A0 * A0 / (s * s))
+        assert np.all(lower[k] >= scaled - 1e-12 * np.maximum(1.0, np.abs(scaled)))
+        negative_before += int(np.sum(A0 - 0.5 * s * s < 0))
+        assert np.all(lower[k] > 0)
+    # at C >= 1 the instance has pairs the scaling lifts above zero (none at C = 0.1)
+    assert negative_before > 0 or C < 1
+
+
 def test_cli_params_show_the_seed_that_ran() -> None:
     """`--option seed=2` and `--seed 2` run the same search and both report seed 2; a flag
     `fast` does not take (Kernel Search's --rho) is not reported as a parameter of the run."""

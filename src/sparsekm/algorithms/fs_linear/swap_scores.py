@@ -38,8 +38,10 @@ def line_minimum(a, c, C, kinks, rows):
 
     The slope phi(t) = t - C sum_{a_r > t c_r} c_r increases and jumps only at the kinks
     a_r / c_r. Its one-sided values at 0 tell on which side the root lies; on that side
-    phi(C S(0)) has the other sign, so only the kinks between 0 and C S(0) are sorted and
-    swept (``kinks``, ``rows``: work arrays of length m).
+    phi(C S(0)) has the other sign, so only the kinks between 0 and C S(0) are swept, in
+    increasing order, each found by a scan of the ones left (``kinks``, ``rows``: work arrays
+    of length m; overwritten): the sweep stops after a few of them, so selecting them costs
+    less than sorting them all.
     """
     m = a.shape[0]
     sp, sm = 0.0, 0.0                 # sum of c over the rows active right / left of t = 0
@@ -64,19 +66,23 @@ def line_minimum(a, c, C, kinks, rows):
                 kinks[nk] = k
                 rows[nk] = r
                 nk += 1
-    order = np.argsort(kinks[:nk])
     lo, t = 0.0, C * s
-    for q in range(nk):
-        kq = kinks[order[q]]
+    for _ in range(nk):
+        q = 0                         # the smallest kink left
+        for i in range(1, nk):
+            if kinks[i] < kinks[q]:
+                q = i
+        kq = kinks[q]
         t = C * s                     # the stationary point of the segment (lo, kq)
         if t <= lo:
             t = lo
             break
         if t < kq:
             break
-        cr = sign * c[rows[order[q]]]
+        cr = sign * c[rows[q]]
         s -= cr if cr > 0.0 else -cr
         lo = kq
+        kinks[q] = np.inf             # swept
         t = C * s
     t = min(max(t, lo), hi) * sign
     v = 0.5 * t * t
