@@ -21,6 +21,7 @@ allowed. Each front end renders that error in the user's own words (``--C 0``,
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import json
 import math
@@ -334,6 +335,14 @@ def _undeclared(name: str, default: Any) -> Spec:
 
 
 def _dataclass_params(cls: Any, group: str | None = None) -> dict[str, Param]:
+    return dict(_declared_fields(cls, group))
+
+
+@functools.cache
+def _declared_fields(cls: Any, group: str | None) -> dict[str, Param]:
+    """A dataclass's declared fields, read once per class: resolving its type hints costs
+    more than ``fast``'s compiled work on small problems, and every option group built (each
+    swap search's ``SwapOptions``) checks its fields."""
     hints = _hints(cls)
     out: dict[str, Param] = {}
     for f in dataclasses.fields(cls):

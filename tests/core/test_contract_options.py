@@ -123,3 +123,22 @@ def test_grid_options_are_the_method_options() -> None:
     """))
     with pytest.raises(ConfigError, match="kernel-search.*takes no option 'gap_tol'"):
         check_runners(bad)
+
+
+def test_an_option_group_resolves_its_declaration_once(monkeypatch) -> None:
+    """Building an option group checks its fields against the declaration, which is read once
+    per class: ``fast`` builds a ``SwapOptions`` per swap search, and resolving the type
+    hints each time cost more than the compiled work on small problems. A bad value is still
+    refused on every build."""
+    from sparsekm import declare
+    from sparsekm.algorithms.fs_linear.swap import SwapOptions
+
+    calls = []
+    real = declare._hints
+    monkeypatch.setattr(declare, "_hints", lambda obj: calls.append(obj) or real(obj))
+    declare._declared_fields.cache_clear()
+    for _ in range(5):
+        assert SwapOptions(candidates=7).candidates == 7
+    assert calls.count(SwapOptions) == 1
+    with pytest.raises(ParamError, match="candidates"):
+        SwapOptions(candidates=0)

@@ -57,7 +57,9 @@ def _perturbed(problem: FSLinearProblem, best: Result, perturb: float,
     S = np.asarray(best.selected, dtype=np.int64)
     d = np.abs(p.X.T @ (best.values["alpha"] * p.y))
     d[S] = -np.inf
-    pool = np.argsort(-d, kind="stable")[:min(max(2 * p.B, 20), p.n - S.size)]
+    size = min(max(2 * p.B, 20), p.n - S.size)
+    pool = np.argpartition(-d, size - 1)[:size] if size < d.size else np.arange(d.size)
+    pool = pool[np.lexsort((pool, -d[pool]))]    # the strongest first, ties by index
     k = min(max(1, math.ceil(perturb * p.B)), S.size, pool.size)
     S2 = S.copy()
     S2[rng.choice(S.size, k, replace=False)] = rng.choice(pool, k, replace=False)

@@ -215,6 +215,7 @@ class _Search:
         self.timed_out = False
         self.merged = False
         self.per_decision = 0.0     # the slowest seconds per decision of a chunk so far
+        self.last: tuple[Any, Any] = (None, None)   # the last alpha correlated, and its d
 
     def solve(self, S: np.ndarray, cutoff: float = math.inf,
               warm: np.ndarray | None = None) -> LinearSVMFit:
@@ -228,6 +229,8 @@ class _Search:
     def correlations(self, alpha: np.ndarray) -> np.ndarray:
         """d = X'(alpha y) at alpha made feasible; folds the perspective bound
         g(alpha) = 1'alpha - 1/2 (sum of the B largest d_j^2) into ``self.bound``."""
+        if alpha is self.last[0]:      # the search's last fit again (its final bound)
+            return self.last[1]
         a = np.empty_like(alpha)
         feasible_dual(self.p.y, alpha, float(self.p.C), a)
         d = self.Xt @ (a * self.p.y)
@@ -235,6 +238,7 @@ class _Search:
         s2 = d * d
         top = np.partition(s2, s2.size - B)[s2.size - B:]
         self.bound = max(self.bound, float(a.sum() - 0.5 * top.sum()))
+        self.last = (alpha, d)
         return d
 
     def stop(self) -> bool:
