@@ -3,7 +3,7 @@
 Each compiled or solver part that ``fast`` calls through :mod:`sparsekm.algorithms.fs_linear.swap`
 is wrapped with a process-CPU timer (the decisions ``scan_exchanges``, the SVM (1) solves of
 accepted supports ``decide_below``, the primal-ranked swap scores ``smallest_swap_values`` and
-``_line_lower_bounds``, the full SVM's dual, the dual correlations d = X'(alpha y) of all
+``line_lower_bounds``, the full SVM's dual, the dual correlations d = X'(alpha y) of all
 features with the perspective bound); the rest is the interpreter and numpy between them (the
 move lists, the calls). The smallest of three
 runs per fit. Fits: fold 0 of colorectal, lymphoma and dlbcl at B = 5, 10, 20 (C = 1), and
@@ -34,7 +34,7 @@ from sparsekm.algorithms.fs_linear import swap  # noqa: E402
 from sparsekm.models.fs_linear import FSLinearProblem  # noqa: E402
 
 PARTS = {"decisions": ("scan_exchanges",), "accepted SVM": ("decide_below",),
-         "primal swap scores": ("smallest_swap_values", "_line_lower_bounds"),
+         "primal swap scores": ("smallest_swap_values", "line_lower_bounds"),
          "full SVM": ("full_svm_dual",), "dual correlations": ("_Search.correlations",)}
 
 

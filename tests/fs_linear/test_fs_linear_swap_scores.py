@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from sparsekm.algorithms.fs_linear.swap_scores import (
     backward_sacrifices,
+    line_lower_bounds,
     line_minimum,
     removal_state,
     swap_values,
@@ -88,8 +89,6 @@ def test_line_lower_bounds_are_valid_and_take_the_scaled_dual(C: float) -> None:
     hand: A^2 / (2 s^2) where s^2 > A (A = C sum_{a>0} a_r, s = C sum_{a>0} c_r), which is
     positive where the unscaled A - s^2 / 2 is negative (the bound before, which let every
     pair with a negative bound be computed)."""
-    from sparsekm.algorithms.fs_linear.swap import _line_lower_bounds
-
     X, y = _instance(5, 40, 60)
     S = np.array([0, 1, 2, 3])
     fit = solve_linear_svm(X[:, S], y, C, method="ipm", tol=1e-10)
@@ -97,7 +96,7 @@ def test_line_lower_bounds_are_valid_and_take_the_scaled_dual(C: float) -> None:
     f = backward_sacrifices(XS, y, C, fit.w, np.empty(S.size))
     A = np.stack([removal_state(XS, y, fit.w, f, i) for i in range(3)])
     rows = np.arange(4, X.shape[1])
-    lower = _line_lower_bounds(Xt, rows, y, C, A)
+    lower = line_lower_bounds(Xt, rows, y, C, A)
     negative_before = 0
     for k, a in enumerate(A):
         exact = np.empty(rows.size)

@@ -54,7 +54,12 @@ from sparsekm.solvers.linear_svm import (
 from sparsekm.specs import TOL
 
 from .swap_engine import memo_store, new_memo, scan_exchanges, scan_state, support_hash, zobrist
-from .swap_scores import backward_sacrifices, removal_state, smallest_swap_values
+from .swap_scores import (
+    backward_sacrifices,
+    line_lower_bounds,
+    removal_state,
+    smallest_swap_values,
+)
 
 __all__ = ["CANDIDATES", "MAX_EVALS", "MOVES", "MOVE_RULE", "SPLICE", "SVM", "SVM_TOL",
            "TRIES", "WEAKEST", "SearchMemo", "SwapOptions", "checked_support", "full_svm_dual",
@@ -158,38 +163,6 @@ class SearchMemo:
 
 def _cutoff(fit: LinearSVMFit) -> float:
     return fit.primal - REL_IMPROVE * max(1.0, abs(fit.primal))
-
-
-def _line_lower_bounds(Xt: np.ndarray, rows: np.ndarray, y: np.ndarray, C: float,
-                       A: np.ndarray) -> np.ndarray:
-    """Lower bounds on the line minima min_t 1/2 t^2 + C sum_r max(0, a_r - t y_r x_rj)
-    (:mod:`.swap_scores`) for each removal state a (rows of A) and feature j in ``rows``
-    (of X' = ``Xt``). Weak duality: C max(0, z) >= beta z for beta in [0, C], so for any
-    beta in [0, C]^m the line function is at least 1/2 t^2 + sum_r beta_r (a_r - t c_r),
-    whose minimum is beta'a - (beta'c)^2 / 2. Here beta = lam C 1_R: with A_R = C sum_R a_r
-    and s = C sum_R c_r, the best lam in [0, 1] gives A_R - s^2 / 2 when s^2 <= A_R, else
-    A_R^2 / (2 s^2). R = {a_r > tau} for tau = 0 and the octiles of the positive a_r (the
-    rows barely violated leave R first as t grows); the best of the eight, all states in one
-    product with X'."""
-    Rs, consts = [], []
-    for a in A:
-        pos = a[a > 0]
-        taus = np.concatenate([[0.0], np.quantile(pos, np.arange(1, 8) / 8)]) if pos.size \
-            else np.zeros(1)
-        R = a[None, :] > taus[:, None]                                     # (taus, m)
-        Rs.append(R)
-        consts.append(C * (R @ a))
-    sizes = np.cumsum([0] + [R.shape[0] for R in Rs])
-    s2 = (np.vstack(Rs) * y[None, :]) @ Xt.T                               # (all taus, n)
-    s2 *= C
-    s2 *= s2
-    out = np.empty((A.shape[0], Xt.shape[0]))
-    for k in range(A.shape[0]):
-        a_R, sq = consts[k][:, None], s2[sizes[k]:sizes[k + 1]]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            bound = np.where(sq <= a_R, a_R - 0.5 * sq, 0.5 * a_R * a_R / sq)
-        np.max(bound, axis=0, out=out[k])
-    return out[:, rows]
 
 
 def scan_chunk(m: int) -> int:
@@ -336,7 +309,7 @@ class _Search:
         weak = np.argsort(back, kind="stable")[:min(self.o.weakest, S.size)]
         A = np.stack([removal_state(XS, p.y, fit.w, f, int(i)) for i in weak])
         off = 0.5 * (float(fit.w @ fit.w) - fit.w[weak] ** 2)
-        lower = _line_lower_bounds(self.Xt, outside, p.y, float(p.C), A) + off[:, None]
+        lower = line_lower_bounds(self.Xt, outside, p.y, float(p.C), A) + off[:, None]
         lb = fit.dual + 0.5 * (d[S[weak]][:, None] ** 2 - d[outside][None, :] ** 2)
         lower[lb >= _cutoff(fit)] = np.inf
         T = min(self.o.tries, lower.size)

@@ -1,4 +1,4 @@
-"""Primal scores of the moves of paper D's swap search (FS-SVM (2)), compiled.
+"""Primal scores of the moves of paper D's swap search (FS-SVM (2)), compiled, and their bounds.
 
 For the SVM (1) at (w, b) on a support S, the *backward sacrifice* of i in S is the primal
 value with w_i set to 0 and the intercept re-optimised, P(w - w_i e_i, b*) (abess's backward
@@ -29,8 +29,9 @@ from numba import njit
 
 from sparsekm.solvers.linear_svm import best_intercept
 
-__all__ = ["backward_sacrifices", "line_minimum", "removal_state", "smallest_swap_values",
-           "swap_values"]
+__all__ = ["backward_sacrifices", "line_lower_bounds", "line_minimum", "removal_state",
+           "smallest_swap_values", "swap_values"]
+
 
 @njit(cache=True, nogil=True)
 def line_minimum(a, c, C, kinks, rows):
@@ -188,3 +189,35 @@ def smallest_swap_values(Xt, y, C, state, cand, pick, out):
             for s in range(T):
                 if best[s] > tau:
                     tau, where = best[s], s
+
+
+def line_lower_bounds(Xt: np.ndarray, rows: np.ndarray, y: np.ndarray, C: float,
+                       A: np.ndarray) -> np.ndarray:
+    """Lower bounds on the line minima min_t 1/2 t^2 + C sum_r max(0, a_r - t y_r x_rj)
+    (:func:`line_minimum`) for each removal state a (rows of A) and feature j in ``rows``
+    (of X' = ``Xt``). Weak duality: C max(0, z) >= beta z for beta in [0, C], so for any
+    beta in [0, C]^m the line function is at least 1/2 t^2 + sum_r beta_r (a_r - t c_r),
+    whose minimum is beta'a - (beta'c)^2 / 2. Here beta = lam C 1_R: with A_R = C sum_R a_r
+    and s = C sum_R c_r, the best lam in [0, 1] gives A_R - s^2 / 2 when s^2 <= A_R, else
+    A_R^2 / (2 s^2). R = {a_r > tau} for tau = 0 and the octiles of the positive a_r (the
+    rows barely violated leave R first as t grows); the best of the eight, all states in one
+    product with X'."""
+    Rs, consts = [], []
+    for a in A:
+        pos = a[a > 0]
+        taus = np.concatenate([[0.0], np.quantile(pos, np.arange(1, 8) / 8)]) if pos.size \
+            else np.zeros(1)
+        R = a[None, :] > taus[:, None]                                     # (taus, m)
+        Rs.append(R)
+        consts.append(C * (R @ a))
+    sizes = np.cumsum([0] + [R.shape[0] for R in Rs])
+    s2 = (np.vstack(Rs) * y[None, :]) @ Xt.T                               # (all taus, n)
+    s2 *= C
+    s2 *= s2
+    out = np.empty((A.shape[0], Xt.shape[0]))
+    for k in range(A.shape[0]):
+        a_R, sq = consts[k][:, None], s2[sizes[k]:sizes[k + 1]]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bound = np.where(sq <= a_R, a_R - 0.5 * sq, 0.5 * a_R * a_R / sq)
+        np.max(bound, axis=0, out=out[k])
+    return out[:, rows]
