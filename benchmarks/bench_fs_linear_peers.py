@@ -110,6 +110,17 @@ def timed(fn, *args, **kw):
     return out, time.process_time() - c0, time.perf_counter() - t0
 
 
+FIT_RUNS = 3   # a fit at fixed B is timed as the smallest of this many runs, every method
+
+
+def timed_best(fn, *args):
+    """:func:`timed` run :data:`FIT_RUNS` times: the last output, the smallest CPU and wall
+    seconds (a fit of abess takes 10-30 ms, where one run's timing varied 1.8x between two
+    reruns on this shared machine)."""
+    runs = [timed(fn, *args) for _ in range(FIT_RUNS)]
+    return runs[-1][0], min(r[1] for r in runs), min(r[2] for r in runs)
+
+
 def accuracy(dec: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean(np.where(dec >= 0, 1.0, -1.0) == y))
 
@@ -214,21 +225,23 @@ def fixed_section() -> None:
                 if key in out:
                     continue
                 row = {}
-                (w, b, obj), c, s = timed(fit_fast, Xtr, y[tr], B)
+                (w, b, obj), c, s = timed_best(fit_fast, Xtr, y[tr], B)
                 row["fast"] = dict(acc=accuracy(Xte @ w + b, y[te]), cpu=c, wall=s,
                                    objective=obj, support=int(np.count_nonzero(w)))
-                r, c, s = timed(base_fast.iterated_search, FSLinearProblem(Xtr, y[tr], B=B,
+                r, c, s = timed_best(base_fast.iterated_search, FSLinearProblem(Xtr, y[tr], B=B,
                                                                            C=1.0))
                 row["fast-before"] = dict(acc=accuracy(Xte @ r.values["w"] + r.values["b"],
                                                        y[te]), cpu=c, wall=s,
                                           objective=r.objective)
                 for lab, fn in (("abess", fit_abess), ("l1-LinearSVC", fit_l1svc),
                                 ("skglm-MCP", fit_mcp)):
-                    mdl, c, s = timed(fn, Xtr, y[tr], B)
+                    mdl, c, s = timed_best(fn, Xtr, y[tr], B)
                     dec = (mdl.predict_proba(Xte)[:, 1] - 0.5 if lab == "abess"
                            else Xte @ np.ravel(mdl.coef_) + float(np.ravel(mdl.intercept_)[0]))
                     row[lab] = dict(acc=accuracy(dec, y[te]), cpu=c, wall=s,
                                     support=int(np.count_nonzero(mdl.coef_)))
+                for v in row.values():
+                    v["runs"] = FIT_RUNS
                 out[key] = row
                 path.write_text(json.dumps(out, indent=1))
                 print(key, {m: (round(v["acc"], 3), round(v["cpu"], 3)) for m, v in row.items()},

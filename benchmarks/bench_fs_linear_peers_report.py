@@ -132,6 +132,11 @@ def report() -> str:
              "time (the machine was shared, so wall seconds are inflated). `before` is the "
              f"code before issue 27 (commit {BASE}) run in the same process.", "",
              "## Per fit at fixed B (C = 1 for `fast`)", ""]
+    runs = {v.get("runs", 1) for row in load["fixed"].values() for v in row.values()}
+    if runs:
+        lines += [f"Each fit's CPU and wall time: the smallest of {max(runs)} runs of that "
+                  "method on that fold." if runs == {max(runs)} and max(runs) > 1 else
+                  "Each fit's CPU and wall time: one run.", ""]
     lines += _fixed_table(load["fixed"])
     if load["innerC"]:
         v = load["innerC"]
