@@ -16,12 +16,7 @@ from sparsekm.algorithms.fs_linear.swap_engine import (
 )
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.solvers.linear_svm import BELOW, feasible_dual, snapped_dual, solve_linear_svm
-from sparsekm.solvers.linear_svm.exchange import (
-    column_weights,
-    exchange_below,
-    gram_exchange,
-    gram_state,
-)
+from sparsekm.solvers.linear_svm.exchange import column_weights, exchange_below, gram_state
 
 TIE = 1e-7     # supports whose optimum lies this close (relative) to the cutoff are not judged
 
@@ -137,7 +132,7 @@ def test_scan_stops_at_the_first_improving_exchange_in_order(seed: int, C: float
     for first in range(0, pos.size, 7):   # scans from several points of the list
         moves = (pos[:, None].astype(np.int64), j[:, None].astype(np.int64), lb.copy())
         alpha = np.empty(y.size)
-        state = scan_state((Xt, y, C, zob), S, start, moves[1], 4 * y.size, np.empty((0, 0)))
+        state = scan_state((Xt, y, C, zob), S, start, moves[1], 4 * y.size)
         got, nxt, evals = scan_exchanges((Xt, y, C, zob), S, state, moves, cutoff,
                                          (1e-9, 4 * y.size, 10**9, support_hash(zob, S),
                                           first, pos.size), new_memo(), alpha)
@@ -173,7 +168,7 @@ def test_decisions_at_a_local_optimum_refute_later_moves(seed: int, C: float) ->
     for chunk in (pos.size, 16):   # one call, and calls of 16 moves on the same bounds
         moves = (pos[:, None].astype(np.int64), j[:, None].astype(np.int64), lb.copy())
         data = (np.ascontiguousarray(X.T), y, C, zob)
-        state = scan_state(data, S, start, moves[1], 4 * y.size, np.empty((0, 0)))   # shared
+        state = scan_state(data, S, start, moves[1], 4 * y.size)   # shared by the calls
         q, evals = 0, 0
         while q < pos.size:
             got, q, ev = scan_exchanges(
@@ -183,33 +178,3 @@ def test_decisions_at_a_local_optimum_refute_later_moves(seed: int, C: float) ->
             evals += ev
             assert got == -1
         assert 0 < evals < 0.8 * open_at_start
-
-
-def test_a_gram_matrix_carried_through_swaps_is_the_fresh_one() -> None:
-    """The swap search carries X_S X_S' from one incumbent to the next by rank-2 updates
-    (``gram_exchange``) instead of rebuilding it: after 40 random one- and two-feature
-    exchanges it equals numpy's X_S X_S' of the final support to 1e-12 (relative), and a
-    scan state built on the carried matrix has the fresh state's weights, gradient and
-    diagonal (the weights and gradient bit for bit: they do not depend on K)."""
-    X, y = _data(11, m=60, n=40)
-    Xt = np.ascontiguousarray(X.T)
-    rng = np.random.default_rng(3)
-    S = np.arange(8, dtype=np.int64)
-    K, G0 = np.empty((60, 60)), np.empty(60)
-    gram_state(np.ascontiguousarray(X[:, S]), y, np.zeros(60), K, G0)
-    for _ in range(40):
-        r = int(rng.integers(1, 3))
-        pos = rng.choice(S.size, r, replace=False)
-        into = rng.choice(np.setdiff1d(np.arange(40), S), r, replace=False)
-        gram_exchange(K, Xt, S[pos], into)
-        S[pos] = into
-    fresh = X[:, S] @ X[:, S].T
-    assert np.max(np.abs(K - fresh)) <= 1e-12 * np.max(np.abs(fresh))
-    start = snapped_dual_of(y, np.full(60, 0.3), 1.0)
-    data, ins = (Xt, y, 1.0, zobrist(40)), np.array([[39]], np.int64)
-    kept = scan_state(data, S, start, ins, 240, K)
-    built = scan_state(data, S, start, ins, 240, np.empty((0, 0)))
-    assert kept[2][0] is K and np.array_equal(kept[3], built[3])
-    assert np.array_equal(kept[2][1], built[2][1])
-    assert np.allclose(kept[2][2], built[2][2], rtol=1e-12, atol=0.0)
-

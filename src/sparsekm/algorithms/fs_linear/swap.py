@@ -51,7 +51,6 @@ from sparsekm.solvers.linear_svm import (
     snapped_dual,
     solve_linear_svm,
 )
-from sparsekm.solvers.linear_svm.exchange import gram_exchange
 from sparsekm.specs import TOL
 
 from .swap_engine import memo_store, new_memo, scan_exchanges, scan_state, support_hash, zobrist
@@ -73,7 +72,6 @@ CHUNK_ROWS = 180   # between calls); the chunk scales as (CHUNK_ROWS / m)^2, ...
 MAX_CHUNK = 1024   # ... up to this many moves
 FULL_IPM_MAX_COLUMNS = 400   # the full SVM by the IPM up to this many (virtual) columns
 SNAP_TAU = 1e-6   # decisions start from the incumbent's alpha snapped to bounds within tau C
-NO_GRAM = np.empty((0, 0))   # no Gram matrix held: the scan builds S's
 
 # the swap search's options, declared once (the ``fast`` method takes them flat)
 CANDIDATES = Spec("Outside features (largest dual correlation |X_j'(alpha y)|) tried per "
@@ -191,7 +189,6 @@ class _Search:
         self.merged = False
         self.per_decision = 0.0     # the slowest seconds per decision of a chunk so far
         self.last: tuple[Any, Any] = (None, None)   # the last alpha correlated, and its d
-        self.gram: tuple[int, np.ndarray] = (0, NO_GRAM)   # (hash of S, X_S X_S')
 
     def solve(self, S: np.ndarray, cutoff: float = math.inf,
               warm: np.ndarray | None = None) -> LinearSVMFit:
@@ -234,9 +231,7 @@ class _Search:
         start = np.empty(self.p.m)   # the interior point's alpha, its near-bound entries put on
         snapped_dual(self.p.y, fit.alpha, float(self.p.C), SNAP_TAU, start)   # their bound
         data = (self.Xt, self.p.y, float(self.p.C), self.zob)
-        gram = self.gram[1] if self.gram[0] == hS else NO_GRAM   # S's, kept or updated
-        state = scan_state(data, S, start, ins, int(self.pairs), gram)   # for all chunks
-        self.gram = (hS, state[2][0])
+        state = scan_state(data, S, start, ins, int(self.pairs))   # once for all the chunks
         q, size = 0, scan_chunk(self.p.m)
         while q < lbs.size and not self.stop():
             rem = self.plan.clock.remaining()
@@ -264,13 +259,19 @@ class _Search:
         self.moves += 1
         new = self.solve(S2, warm=alpha)  # the accepted support, solved to tol
         key = support_hash(self.zob, S2)
-        if self.gram[1].shape[0] and self.gram[0] == support_hash(self.zob, S):
-            gram_exchange(self.gram[1], self.Xt, S[out[:r]], into[:r])   # O(m^2), not O(m^2 B)
-            self.gram = (key, self.gram[1])
         memo_store(self.memo.known, key, (float(new.dual), float(new.primal), 1.0))
         self.merged = key in self.memo.states
         self.memo.states.add(key)
         return S2, new
+
+    def try_move(self, S: np.ndarray, fit: LinearSVMFit, out: Sequence[int],
+                 into: Sequence[int], base: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, LinearSVMFit] | None:
+        """Swap positions ``out`` of S for features ``into``; the new state if it improves."""
+        got = self.scan(S if base is None else base, fit,
+                        (np.asarray([out], np.int64), np.asarray([into], np.int64),
+                         np.array([-math.inf])))
+        return None if got is None else got[1]
 
     def one_swap(self, S: np.ndarray, fit: LinearSVMFit,
                  d: np.ndarray) -> tuple[np.ndarray, LinearSVMFit] | None:

@@ -38,12 +38,7 @@ from numba import njit, types
 from numba.typed import Dict
 
 from sparsekm.solvers.linear_svm.dcd import dcd_below
-from sparsekm.solvers.linear_svm.exchange import (
-    column_weights,
-    exchange_below,
-    gradient_state,
-    gram_state,
-)
+from sparsekm.solvers.linear_svm.exchange import column_weights, exchange_below, gram_state
 from sparsekm.solvers.linear_svm.ipm import ipm_below
 from sparsekm.solvers.linear_svm.status import BELOW, UNDECIDED
 
@@ -172,35 +167,28 @@ def _raise_bounds(cols, y, moves, alpha, ref, at, work):
 
 
 @njit(cache=True, nogil=True)
-def scan_state(data, S, alpha0, ins, pairs, gram):
+def scan_state(data, S, alpha0, ins, pairs):
     """What the decisions of one scan share, made once per scan (not per compiled call):
     ``(alpha0, XS, (K, G0, diag0), w0, (slots, XU, dU0))`` -- the incumbent's snapped dual
     point and columns, its Gram matrix, gradient and diagonal (:func:`gram_state`; empty
     when the pair updates do not use Gram rows), its weights X_S'(alpha0 y), and the
-    entering features' slots, columns and correlations (:func:`_entering`). ``gram``: S's
-    Gram matrix X_S X_S' when the caller holds it (e.g. updated from the previous
-    incumbent's by :func:`~sparsekm.solvers.linear_svm.exchange.gram_exchange`; it is then
-    used, not rebuilt), else an empty (0, 0) array."""
+    entering features' slots, columns and correlations (:func:`_entering`)."""
     Xt, y = data[0], data[1]
     m, k = y.shape[0], S.shape[0]
     XS = np.empty((m, k))
     for c in range(k):
         for t in range(m):
             XS[t, c] = Xt[S[c], t]
-    use = m <= GRAM_MAX_ROWS and pairs > 0
-    given = use and gram.shape[0] == m
-    K = gram if given else np.empty((m, m) if use else (0, 0))
+    K = np.empty((m, m) if m <= GRAM_MAX_ROWS and pairs > 0 else (0, 0))
     G0 = np.empty(m)
     diag0 = np.empty(m)
     w0 = np.empty(k)        # X_S'(alpha0 y), column by column as the pair updates need it
-    if given:
-        w0[:] = gradient_state(XS, y, alpha0, G0)
-    elif use:
+    if K.shape[0]:
         w0[:] = gram_state(XS, y, alpha0, K, G0)
+        for t in range(m):
+            diag0[t] = K[t, t]
     else:
         column_weights(XS, y, alpha0, w0, np.arange(k))
-    for t in range(K.shape[0]):
-        diag0[t] = K[t, t]
     slots, XU = _entering(ins, Xt)
     dU0 = np.empty(XU.shape[1])          # d = X'(alpha0 y) on the entering features
     column_weights(XU, y, alpha0, dU0, np.arange(XU.shape[1]))

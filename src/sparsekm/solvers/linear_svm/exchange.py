@@ -24,14 +24,13 @@ from .certificate import certificate, dual_value
 from .dcd import CONVERGED, CUT_OFF, ITERATION_LIMIT, TAU, _pair_step, _select
 from .status import ABOVE, BELOW, UNDECIDED
 
-__all__ = ["column_weights", "exchange_below", "gradient_state", "gram_exchange",
-           "gram_state"]
+__all__ = ["column_weights", "exchange_below", "gram_state"]
 
 
 @njit(cache=True, nogil=True)
-def gradient_state(XS, y, alpha0, G0):
-    """For the incumbent's columns XS (m, k) and dual point alpha0: G0 = y * (XS w0) - 1
-    into ``G0``; returns w0 = XS'(alpha0 y)."""
+def gram_state(XS, y, alpha0, K, G0):
+    """For the incumbent's columns XS (m, k) and dual point alpha0: K = XS XS' and
+    G0 = y * (XS w0) - 1 into the given arrays; returns w0 = XS'(alpha0 y)."""
     m, k = XS.shape
     w0 = np.zeros(k)
     for t in range(m):
@@ -43,15 +42,6 @@ def gradient_state(XS, y, alpha0, G0):
         for f in range(k):
             s += XS[t, f] * w0[f]
         G0[t] = y[t] * s - 1.0
-    return w0
-
-
-@njit(cache=True, nogil=True)
-def gram_state(XS, y, alpha0, K, G0):
-    """:func:`gradient_state`, and K = XS XS' into ``K`` (O(m^2 k)); returns w0."""
-    m, k = XS.shape
-    w0 = gradient_state(XS, y, alpha0, G0)
-    for t in range(m):
         for u in range(t + 1):
             v = 0.0
             for f in range(k):
@@ -59,22 +49,6 @@ def gram_state(XS, y, alpha0, K, G0):
             K[t, u] = v
             K[u, t] = v
     return w0
-
-
-@njit(cache=True, nogil=True)
-def gram_exchange(K, Xt, gone, new):
-    """K = X_S X_S' becomes the Gram matrix of S - gone + new, in place: the rank-2r update
-    K - sum_p X_p X_p' + sum_f X_f X_f' (X_j = row j of X' = ``Xt``), O(m^2 r) in place of
-    the O(m^2 k) of :func:`gram_state` (an accepted swap of the swap search changes one
-    column). Exact up to round-off."""
-    m = K.shape[0]
-    for q in range(gone.shape[0] + new.shape[0]):
-        j, sign = (gone[q], -1.0) if q < gone.shape[0] else (new[q - gone.shape[0]], 1.0)
-        for t in range(m):
-            a = sign * Xt[j, t]
-            if a != 0.0:
-                for u in range(m):
-                    K[t, u] += a * Xt[j, u]
 
 
 @njit(cache=True, nogil=True)
