@@ -264,15 +264,6 @@ class _Search:
         self.memo.states.add(key)
         return S2, new
 
-    def try_move(self, S: np.ndarray, fit: LinearSVMFit, out: Sequence[int],
-                 into: Sequence[int], base: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, LinearSVMFit] | None:
-        """Swap positions ``out`` of S for features ``into``; the new state if it improves."""
-        got = self.scan(S if base is None else base, fit,
-                        (np.asarray([out], np.int64), np.asarray([into], np.int64),
-                         np.array([-math.inf])))
-        return None if got is None else got[1]
-
     def one_swap(self, S: np.ndarray, fit: LinearSVMFit,
                  d: np.ndarray) -> tuple[np.ndarray, LinearSVMFit] | None:
         """First improving 1-swap, in increasing order of its certified lower bound."""
