@@ -347,3 +347,45 @@ def test_the_tree_report_and_bound_trace() -> None:
     tr = ex["bound_trace"]
     assert tr[-1][1] == pytest.approx(res.bound) and tr[-1][2] == pytest.approx(res.objective)
     assert tr[-1][3] == ex["nodes"] and all(a[0] <= b[0] for a, b in zip(tr, tr[1:]))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_dual_point_cuts_never_beat_the_perspective_node_bound(seed: int) -> None:
+    """The proposition of the node-bounds guide ("Why no cut from dual points can help"): at a
+    node, the LP over objective cuts theta >= L(z, alpha^k) (outer approximation) is at most
+    the perspective bound P(N), and the perspective's own relaxed selection z* satisfies every
+    feasibility cut L(z, alpha^k) <= UB once UB > P(N). Dual points: the SVM (1) duals of
+    every support of the node and random feasible points."""
+    from scipy.optimize import linprog
+
+    from sparsekm.relaxations.fs_linear.node_form import feasible_alpha
+    from sparsekm.solvers.linear_svm import solve_linear_svm
+
+    p, F1, free, k = _node(seed)
+    nb = solve_node(p, SolverPlan(), np.array(F1), np.array(free), k)
+    P = nb.bound
+    alphas = [solve_linear_svm(p.X[:, list(S)], p.y, p.C).alpha
+              for _, _, S in _node_supports(p, F1, free, k)]
+    rng = np.random.default_rng(seed)
+    alphas += [rng.uniform(0.0, p.C, p.m) for _ in range(20)]
+    alphas = [feasible_alpha(p, a) for a in alphas]
+    G = np.array([(p.X.T @ (a * p.y)) ** 2 for a in alphas])      # g_j(alpha^k)
+    c = np.array([a.sum() for a in alphas])
+    # min theta over (z, theta): theta >= c_k - 1/2 G_k z, z in conv N (F1 = 1, free sum k)
+    nz = p.n
+    obj = np.r_[np.zeros(nz), 1.0]
+    A_ub = np.c_[-0.5 * G, -np.ones(len(alphas))]
+    bounds = [(1.0, 1.0) if j in F1 else (0.0, 1.0) if j in free else (0.0, 0.0)
+              for j in range(nz)] + [(None, None)]
+    A_eq = np.r_[[1.0 if j in free else 0.0 for j in range(nz)], 0.0][None, :]
+    lp = linprog(obj, A_ub=A_ub, b_ub=-c, A_eq=A_eq, b_eq=[k], bounds=bounds, method="highs")
+    assert lp.status == 0
+    best_single = max(ck - 0.5 * np.sort(Gk[free])[::-1][:k].sum() - 0.5 * Gk[F1].sum()
+                      for ck, Gk in zip(c, G))
+    assert best_single - 1e-9 <= lp.fun <= P + 1e-7 * max(1.0, abs(P))
+    # the relaxed selection z* of the node satisfies every feasibility cut above P(N)
+    z = np.zeros(nz)
+    z[F1] = 1.0
+    z[nb.W] = np.maximum(z[nb.W], nb.v)
+    Lz = c - 0.5 * G @ z
+    assert Lz.max() <= P + 1e-6 * max(1.0, abs(P))
