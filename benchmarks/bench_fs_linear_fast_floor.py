@@ -113,6 +113,11 @@ def report(rows: list[dict[str, object]]) -> list[str]:
 
 
 def main() -> None:
+    try:
+        import abess  # noqa: F401
+    except ImportError:
+        sys.exit("abess is not installed here: run this in the peers' venv "
+                 "(bash benchmarks/bench_fs_linear_peers_env.sh)")
     acc = timed_parts()
     fast_mod.warm_up()
     rows = []
