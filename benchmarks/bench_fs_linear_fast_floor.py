@@ -3,7 +3,8 @@
 Each fit of the peer protocol (colorectal, lymphoma, dlbcl; 5 folds; B = 5, 10, 20; C = 1) is
 run in one process by abess 0.4.11 at the same B and by ``fast`` with its parts timed as in
 ``bench_fs_linear_fast_split.py`` (process CPU; the smallest of five runs of each, the two
-methods alternating, since one run of a 10 ms abess fit varies by 1.5x here). Per fit
+methods alternating: the peers benchmark saw one run of a 10-30 ms abess fit move by up to
+1.8x between reruns). Per fit
 it reports ``fast``'s CPU over abess's, and two floors of that ratio, what would be left if
 the rest cost nothing:
 

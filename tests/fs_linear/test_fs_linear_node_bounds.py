@@ -19,7 +19,7 @@ from sparsekm.algorithms.fs_linear import solve_fs_linear
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.models.svm import solve_svm
 from sparsekm.parallel import Executor
-from sparsekm.relaxations.fs_linear.node import PerspectiveNode, solve_node
+from sparsekm.relaxations.fs_linear.node import PerspectiveNode, node_certificate, solve_node
 from sparsekm.relaxations.fs_linear.node_bigm import bigm_certificate, incumbent_intervals
 from sparsekm.relaxations.fs_linear.node_box import BoxNode, box_node_certificate
 from sparsekm.relaxations.fs_linear.node_dscomp import DSCoMPNode
@@ -380,8 +380,8 @@ def test_dual_point_cuts_never_beat_the_perspective_node_bound(seed: int) -> Non
     A_eq = np.r_[[1.0 if j in free else 0.0 for j in range(nz)], 0.0][None, :]
     lp = linprog(obj, A_ub=A_ub, b_ub=-c, A_eq=A_eq, b_eq=[k], bounds=bounds, method="highs")
     assert lp.status == 0
-    best_single = max(ck - 0.5 * np.sort(Gk[free])[::-1][:k].sum() - 0.5 * Gk[F1].sum()
-                      for ck, Gk in zip(c, G))
+    best_single = max(node_certificate(p, a, np.array(F1), np.array(free), k)[0]
+                      for a in alphas)
     assert best_single - 1e-9 <= lp.fun <= P + 1e-7 * max(1.0, abs(P))
     # the relaxed selection z* of the node satisfies every feasibility cut above P(N)
     z = np.zeros(nz)
