@@ -146,7 +146,7 @@ def cv_section() -> dict:
 
 def objective_section() -> dict:
     from sparsekm.algorithms.fs_linear import solve_fs_linear
-    from sparsekm.algorithms.fs_linear.path import fs_linear_path
+    from sparsekm.algorithms.fs_linear.budget_path import fs_linear_path
     from sparsekm.models.fs_linear import FSLinearProblem
     from sparsekm.solvers import SolverPlan
 

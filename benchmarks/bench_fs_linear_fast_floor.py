@@ -43,7 +43,7 @@ from bench_fs_linear_fast_split import PARTS, timed_parts  # noqa: E402
 from bench_fs_linear_peers import fit_abess, fits, timed  # noqa: E402
 from results_io import write_results  # noqa: E402
 
-from sparsekm.algorithms.fs_linear import fast as fast_mod  # noqa: E402
+from sparsekm.algorithms.fs_linear import iterated_swap as fast_mod  # noqa: E402
 
 RUNS = 5
 KERNELS = ("decisions", "accepted SVM")

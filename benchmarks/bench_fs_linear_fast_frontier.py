@@ -52,7 +52,7 @@ def _load() -> dict:
 
 
 def variants() -> None:
-    from sparsekm.algorithms.fs_linear.fast import iterated_search, warm_up
+    from sparsekm.algorithms.fs_linear.iterated_swap import iterated_search, warm_up
     from sparsekm.algorithms.fs_linear.swap import SwapOptions
     from sparsekm.solvers import SolverPlan
 
@@ -72,13 +72,13 @@ def variants() -> None:
 
 
 def decisions() -> None:
-    from sparsekm.algorithms.fs_linear.fast import warm_up
+    from sparsekm.algorithms.fs_linear.iterated_swap import warm_up
     from sparsekm.algorithms.fs_linear.swap import _cutoff, swap_search
+    from sparsekm.engines.linear_svm import AUTO_PAIRS_PER_ROW, feasible_dual, solve_linear_svm
+    from sparsekm.engines.linear_svm.exchange import exchange_below, gram_state
+    from sparsekm.engines.linear_svm.status import ABOVE
     from sparsekm.models.fs_linear import FSLinearProblem
     from sparsekm.solvers import SolverPlan
-    from sparsekm.solvers.linear_svm import AUTO_PAIRS_PER_ROW, feasible_dual, solve_linear_svm
-    from sparsekm.solvers.linear_svm.exchange import exchange_below, gram_state
-    from sparsekm.solvers.linear_svm.status import ABOVE
 
     warm_up()
     out = _load()
@@ -125,7 +125,7 @@ def decisions() -> None:
 
 def _exact_dual(X: np.ndarray, y: np.ndarray, S: np.ndarray) -> tuple:
     """(alpha, X'(alpha y), its dual value on S, the fit) of the SVM (1) on S, C = 1."""
-    from sparsekm.solvers.linear_svm import feasible_dual, solve_linear_svm
+    from sparsekm.engines.linear_svm import feasible_dual, solve_linear_svm
 
     fit = solve_linear_svm(np.ascontiguousarray(X[:, S]), y, 1.0, method="ipm", tol=1e-10)
     a = np.empty(y.size)
@@ -144,7 +144,7 @@ def _segment_max(c: np.ndarray, G: np.ndarray) -> float:
 
 
 def sacrifices() -> None:
-    from sparsekm.algorithms.fs_linear.fast import warm_up
+    from sparsekm.algorithms.fs_linear.iterated_swap import warm_up
     from sparsekm.algorithms.fs_linear.swap import _cutoff, swap_search
     from sparsekm.models.fs_linear import FSLinearProblem
     from sparsekm.solvers import SolverPlan

@@ -28,11 +28,11 @@ import numpy as np
 from results_io import write_results
 
 from sparsekm.algorithms.fs_linear.bnb import bnb
-from sparsekm.algorithms.fs_linear.fast import iterated_search
+from sparsekm.algorithms.fs_linear.iterated_swap import iterated_search
 from sparsekm.data import Scaler, load_dataset
+from sparsekm.engines.linear_svm import solve_linear_svm
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.solvers import SolverPlan
-from sparsekm.solvers.linear_svm import solve_linear_svm
 
 
 def strengthened_bound(Yx: np.ndarray, y: np.ndarray, B: int, C: float,

@@ -100,8 +100,8 @@ def baseline() -> tuple[object, object]:
     """``fast`` and the path of the code before issue 27 (commit BASE), loaded beside this
     checkout's (:func:`baseline_package.package_at`)."""
     name = package_at(BASE).__name__
-    return (importlib.import_module(f"{name}.algorithms.fs_linear.fast"),
-            importlib.import_module(f"{name}.algorithms.fs_linear.path"))
+    return (importlib.import_module(f"{name}.algorithms.fs_linear.iterated_swap"),
+            importlib.import_module(f"{name}.algorithms.fs_linear.budget_path"))
 
 
 def timed(fn, *args, **kw):
@@ -197,7 +197,7 @@ def mcp_cv(X, y, inner, num=10):
 
 def warm(base_fast) -> None:
     """Compile and load everything once, outside the timings."""
-    from sparsekm.algorithms.fs_linear.fast import warm_up
+    from sparsekm.algorithms.fs_linear.iterated_swap import warm_up
     from sparsekm.models.fs_linear import FSLinearProblem
 
     warm_up()
@@ -350,7 +350,7 @@ def _cv_before(base_fast, base_path, X, y) -> None:
 
 
 def synth_section() -> None:
-    from sparsekm.algorithms.fs_linear.path import fs_linear_path
+    from sparsekm.algorithms.fs_linear.budget_path import fs_linear_path
     from sparsekm.estimators import CardinalityLinearSVCCV
 
     warm(baseline()[0])

@@ -1,5 +1,5 @@
 """Paper D's perspective bound (dual of DSCoP (13)) on the Table-6 sets: the native
-interior-point method of ``perspective-dual`` (solvers/perspective_ipm.py with working sets of
+interior-point method of ``perspective-dual`` (engines/perspective/ipm.py with working sets of
 samples and features) against DSCoP (13) by Clarabel, in one process, same data, B = 10,
 C = 10 (the CLI's defaults), standard scaling.
 

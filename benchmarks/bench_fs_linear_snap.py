@@ -59,9 +59,9 @@ def main() -> None:
     ap.add_argument("--stem", default="fs_linear_fast_snap")
     args = ap.parse_args()
     old = package_at(args.commit)
-    fast_old = importlib.import_module(f"{old.__name__}.algorithms.fs_linear.fast")
+    fast_old = importlib.import_module(f"{old.__name__}.algorithms.fs_linear.iterated_swap")
     prob_old = importlib.import_module(f"{old.__name__}.models.fs_linear").FSLinearProblem
-    from sparsekm.algorithms.fs_linear import fast as fast_new
+    from sparsekm.algorithms.fs_linear import iterated_swap as fast_new
     from sparsekm.models.fs_linear import FSLinearProblem as prob_new
 
     fast_old.warm_up()

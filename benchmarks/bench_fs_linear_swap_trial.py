@@ -41,7 +41,7 @@ def _patched(patch: Path) -> object:
 
 def main(patch: Path, out: Path) -> None:
     import sparsekm.algorithms.fs_linear.swap as swap
-    from sparsekm.algorithms.fs_linear.fast import iterated_search, warm_up
+    from sparsekm.algorithms.fs_linear.iterated_swap import iterated_search, warm_up
     from sparsekm.solvers import SolverPlan
 
     engines = {"base": swap.scan_exchanges, "trial": _patched(patch).scan_exchanges}

@@ -7,7 +7,7 @@ problem with ``B = 15`` selected features it measures
 
 (a) one feature swap of :class:`sparsekm.kernels.MaskedKernel` (O(m^2)) against a full rebuild
     ``kernel_matrix(X[:, mask])`` (O(m^2 n)), for the polynomial (d = 2) and Gaussian kernels;
-(b) fits per second of :func:`sparsekm.solvers.smo.solve_svm_dual` on those 300 x 300
+(b) fits per second of :func:`sparsekm.engines.smo.solve_svm_dual` on those 300 x 300
     kernels (and of ``SVC(kernel="precomputed")`` for reference), and the cost of swap + fit
     against rebuild + fit.
 
@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from sklearn.svm import SVC  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
+from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual  # noqa: E402
 from sparsekm.kernels import MaskedKernel, kernel_matrix  # noqa: E402
-from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual  # noqa: E402
 
 M, N, B = 300, 30, 15
 N_OPS = 200  # swaps timed in (a)

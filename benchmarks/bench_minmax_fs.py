@@ -73,7 +73,7 @@ def run_engine(args: argparse.Namespace) -> None:
     """The SVM engine of the fast route: libsvm (cold) vs sparsekm's SMO warm-started from the
     previous alpha, same problem, same process, alternating (after one warm-up each)."""
     from sparsekm.algorithms.minmax_fs.cv import cv_start
-    from sparsekm.algorithms.minmax_fs.fast import fast
+    from sparsekm.algorithms.minmax_fs.value_function import fast
     from sparsekm.data import Scaler, kfold_splits
     from sparsekm.models.minmax_fs import MinMaxFSProblem
 

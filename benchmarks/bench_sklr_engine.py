@@ -30,8 +30,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 from sparsekm.data import Scaler, load_dataset  # noqa: E402
-from sparsekm.kernels import KernelSpec, kernel_matrix  # noqa: E402
-from sparsekm.solvers.smo import (  # noqa: E402
+from sparsekm.engines.smo import (  # noqa: E402
     Hinge,
     KernelSource,
     Logistic,
@@ -40,6 +39,7 @@ from sparsekm.solvers.smo import (  # noqa: E402
     fit_libsvm,
     solve_kernel_dual,
 )
+from sparsekm.kernels import KernelSpec, kernel_matrix  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 REPEAT = 5

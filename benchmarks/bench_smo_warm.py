@@ -25,8 +25,8 @@ import numpy as np  # noqa: E402
 import sparsekm.models.smkl.objective as objective  # noqa: E402
 from sparsekm.algorithms.smkl.abr import abr_run, random_start  # noqa: E402
 from sparsekm.data import Scaler, load_dataset, train_test_split  # noqa: E402
+from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual  # noqa: E402
 from sparsekm.models.smkl.problem import SMKLProblem  # noqa: E402
-from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 REPEAT = 3

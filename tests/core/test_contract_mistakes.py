@@ -116,7 +116,7 @@ def test_outer_folds_dry_run_stops_before_the_nested_cv(monkeypatch) -> None:
     """A grid's validation of paper E's protocol (``outer_folds``) builds the problem and stops
     before the nested CV (it ran the whole protocol once: 7 of paperE_table2_quick's 8
     minutes)."""
-    import sparsekm.algorithms.minmax_fs.protocol as protocol
+    import sparsekm.algorithms.minmax_fs.outer_folds as protocol
     from sparsekm.run import dry_run
 
     def ran(*args, **kwargs):

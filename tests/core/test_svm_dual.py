@@ -1,4 +1,4 @@
-"""Tests for the native SVM dual solver sparsekm.solvers.smo (Paper A, eq. (3))."""
+"""Tests for the native SVM dual solver sparsekm.engines.smo (Paper A, eq. (3))."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from sparsekm.kernels import MaskedKernel, kernel_matrix
-from sparsekm.solvers import Result, Termination
-from sparsekm.solvers.smo import (
+from sparsekm.engines.smo import (
     SVMDualOptions,
     decision_function,
     dual_objective,
     primal_objective,
     solve_svm_dual,
 )
+from sparsekm.kernels import MaskedKernel, kernel_matrix
+from sparsekm.solvers import Result, Termination
 
 BACKENDS = ["libsvm", "svc"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sparsekm.engines.smo import SVMDualOptions, optimal_intercept, solve_svm_dual, svm_duality
 from sparsekm.kernels import kernel_matrix
 from sparsekm.models.svm import svm_dual_model, svm_dual_problem, svm_primal_model
 from sparsekm.solvers import BACKENDS, Status, solve
-from sparsekm.solvers.smo import SVMDualOptions, optimal_intercept, solve_svm_dual, svm_duality
 
 
 def _problem(m: int = 40, n: int = 5, seed: int = 0):

@@ -20,8 +20,8 @@ from sparsekm.kernels import kernel_matrix, mask_from_indices
 from sparsekm.models.fs_kernel import FSKernelProblem
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.models.smkl.problem import SMKLProblem
+from sparsekm.parallel.pool import LocalPool, OversubscriptionWarning
 from sparsekm.solvers import SolverPlan, Termination
-from sparsekm.worker_pool import LocalPool, OversubscriptionWarning
 
 # Past the time limit, a tree search abandons its nodes in flight, stops its workers and
 # re-solves the incumbent's SVM; an enumeration finishes the SVM solves under way and joins
@@ -63,7 +63,7 @@ def test_more_workers_than_cores_warn_and_meet_the_time_limit():
     """8 workers on this machine's cores, a 3 s limit: a warning naming the counts, the
     limit kept (start-up included), the incumbent returned with a certified bound (on 1
     worker the search certifies in about a second: here it may or may not close)."""
-    from sparsekm.worker_pool import usable_cores
+    from sparsekm.parallel.pool import usable_cores
 
     p = _wholesale()
     limit, workers = 3.0, max(8, 4 * usable_cores())
@@ -122,7 +122,7 @@ def test_paper_sense_enumeration_bound_is_the_least_dual_bound():
     """Paper sense (min): the bound is min over masks of -P (weak duality), below every
     mask's optimum D* (here: below D at a far tighter solve); margin sense (max): the largest
     D(alpha) bounds from above. Both close within the tolerance."""
-    from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
+    from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual
 
     p = _fs_kernel(30, 8, 3, "paper", seed=1)
     res = enumerate_masks(p, SolverPlan(), workers=1)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sparsekm.solvers.smo import (
+from sparsekm.engines.smo import (
     BELOW,
     MASKED_POLY,
     MASKED_RBF,

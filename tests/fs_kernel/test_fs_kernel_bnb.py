@@ -162,7 +162,8 @@ def test_enumeration_never_records_an_svm_cut_short_by_the_clock(monkeypatch):
 
     from sparsekm import registry
     from sparsekm.algorithms.fs_kernel import enumerate as en
-    from sparsekm.solvers import Termination, smo
+    from sparsekm.engines import smo
+    from sparsekm.solvers import Termination
 
     p = _problem(6, 2, m=40, n=8, B=3)
     solve0 = smo.solve_svm_dual

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from sparsekm.algorithms.fs_kernel.evaluator import SVM_TOL, alpha_subproblem, mask_key
-from sparsekm.algorithms.fs_kernel.fast import FastEvaluator
-from sparsekm.algorithms.fs_kernel.path import PathEvaluator
+from sparsekm.algorithms.fs_kernel.plain import PlainEvaluator
 from sparsekm.algorithms.fs_kernel.recipe import RecipeKernels
 from sparsekm.algorithms.fs_kernel.refine import refine_many
+from sparsekm.algorithms.fs_kernel.screened import ScreenedEvaluator
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
 from sparsekm.registry import get as _entry
 from sparsekm.solvers import SolverPlan, Termination
@@ -84,7 +84,7 @@ def test_ls_star_same_masks_whatever_the_screening_settings(kernel, kw, sense, w
     """The screening's knobs (working-set share, skipping the fixed-alpha pass on sample
     batches) change only the work: the masks, objectives and the LS* history stay the plain
     path's, on starts where the working-set stage and the skip are in use."""
-    import sparsekm.algorithms.fs_kernel.fast as fast_mod
+    import sparsekm.algorithms.fs_kernel.screened as fast_mod
 
     monkeypatch.setattr(fast_mod, "W_SHARE", w_share)
     monkeypatch.setattr(fast_mod, "FIXED_MIN", fixed_min)
@@ -128,7 +128,7 @@ def test_certified_intervals_contain_plain_values(kernel, kw, sense):
     rk = RecipeKernels(p)
     kb = mask_key(beta)
     alpha = alpha_subproblem(rk.matrix((kb, (), ())), p.y, p.C)[0]
-    ev = FastEvaluator(p, threads=1)
+    ev = ScreenedEvaluator(p, threads=1)
     sel, uns = np.flatnonzero(beta), np.flatnonzero(~beta)
     swaps = [(jo, ji) for jo in sel for ji in uns]
     add = np.array([[ji] for _, ji in swaps], dtype=np.int64)
@@ -191,7 +191,7 @@ def test_fast_time_limit_returns_best_so_far():
     res = LS_STAR(p, SolverPlan(time_limit=0.05), beta_in=beta0, seed=0, n_samples=400)
     assert res.termination in (Termination.TIME_LIMIT, Termination.CONVERGED)
     assert len(res.selected) == p.B and np.isfinite(res.objective)
-    start = PathEvaluator(p).eval_mask(beta0)
+    start = PlainEvaluator(p).eval_mask(beta0)
     assert p.sign * res.objective <= p.sign * start + 1e-9 * abs(start)  # never worse
 
 
@@ -257,7 +257,7 @@ def test_fast_bounds_pass_reads_the_clock_between_chunks(monkeypatch):
     past a 5 s limit)."""
     import time
 
-    from sparsekm.algorithms.fs_kernel import fast
+    from sparsekm.algorithms.fs_kernel import screened as fast
 
     def slow(*a, **kw):
         time.sleep(0.05)
@@ -266,7 +266,7 @@ def test_fast_bounds_pass_reads_the_clock_between_chunks(monkeypatch):
     monkeypatch.setattr(fast, "refine_many", slow)
     p = _problem(7, "rbf", {}, "margin", m=60, n=40, B=4)
     beta0 = random_masks(p.n, p.B, 1, 0)[0]
-    start = PathEvaluator(p).eval_mask(beta0)
+    start = PlainEvaluator(p).eval_mask(beta0)
     t0 = time.perf_counter()
     res = LS_STAR(p, SolverPlan(time_limit=0.2), beta_in=beta0, seed=0, threads=1)
     assert time.perf_counter() - t0 < 0.35 and res.termination == Termination.TIME_LIMIT

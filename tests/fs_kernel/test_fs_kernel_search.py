@@ -7,12 +7,12 @@ import pytest
 
 from sparsekm.algorithms.fs_kernel import enumerate as _enum
 from sparsekm.algorithms.fs_kernel.search import sample_n2
+from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual
 from sparsekm.kernels import kernel_matrix, mask_from_indices
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
 from sparsekm.parallel import Executor
 from sparsekm.registry import get as _entry
 from sparsekm.solvers import SolverPlan
-from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
 
 # the registered methods take their options flat (grouped in the functions' signatures)
 LS, LS_STAR, DECSUB = (_entry("fs-kernel", "method", m) for m in ("ls", "ls-star", "decsub"))

@@ -43,7 +43,7 @@ def test_grid_results_choice_and_refit() -> None:
     mean (ties to the smaller B), and the refit model is the fast method at (B_, C_)."""
     from sklearn.model_selection import StratifiedKFold
 
-    from sparsekm.algorithms.fs_linear.path import fs_linear_path
+    from sparsekm.algorithms.fs_linear.budget_path import fs_linear_path
     from sparsekm.estimators import CardinalityLinearSVC
 
     X, y = _data()
@@ -75,7 +75,7 @@ def test_folds_score_the_model_the_refit_returns(method: str) -> None:
     from sklearn.model_selection import StratifiedKFold
 
     from sparsekm.algorithms.fs_linear import solve_fs_linear
-    from sparsekm.algorithms.fs_linear.path import path_results
+    from sparsekm.algorithms.fs_linear.budget_path import path_results
     from sparsekm.models.fs_linear import FSLinearProblem
 
     X, y = _data(3, m=48, n=30)

@@ -14,13 +14,13 @@ from typer.testing import CliRunner
 
 from sparsekm import registry
 from sparsekm.algorithms.fs_linear import solve_fs_linear
-from sparsekm.algorithms.fs_linear.fast import iterated_search
-from sparsekm.algorithms.fs_linear.path import fs_linear_path
+from sparsekm.algorithms.fs_linear.budget_path import fs_linear_path
+from sparsekm.algorithms.fs_linear.iterated_swap import iterated_search
 from sparsekm.algorithms.fs_linear.swap import grow_support, swap_search
+from sparsekm.engines.linear_svm import decide_below, solve_linear_svm
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.models.svm import solve_svm
 from sparsekm.solvers import SolverPlan
-from sparsekm.solvers.linear_svm import decide_below, solve_linear_svm
 
 
 def _instance(seed: int, m: int, n: int, noise: float = 1.0) -> tuple[np.ndarray, np.ndarray]:

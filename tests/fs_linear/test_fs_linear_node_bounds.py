@@ -358,8 +358,8 @@ def test_dual_point_cuts_never_beat_the_perspective_node_bound(seed: int) -> Non
     every support of the node and random feasible points."""
     from scipy.optimize import linprog
 
+    from sparsekm.engines.linear_svm import solve_linear_svm
     from sparsekm.relaxations.fs_linear.node_form import feasible_alpha
-    from sparsekm.solvers.linear_svm import solve_linear_svm
 
     p, F1, free, k = _node(seed)
     nb = solve_node(p, SolverPlan(), np.array(F1), np.array(free), k)

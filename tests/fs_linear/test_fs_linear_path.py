@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from sparsekm.algorithms.fs_linear import solve_fs_linear
-from sparsekm.algorithms.fs_linear.path import fs_linear_path, path_results
+from sparsekm.algorithms.fs_linear.budget_path import fs_linear_path, path_results
+from sparsekm.engines.linear_svm import solve_linear_svm
 from sparsekm.models.fs_linear import FSLinearProblem
-from sparsekm.solvers.linear_svm import solve_linear_svm
 
 
 def _instance(seed: int, m: int, n: int) -> tuple[np.ndarray, np.ndarray]:

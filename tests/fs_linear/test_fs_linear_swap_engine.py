@@ -14,9 +14,9 @@ from sparsekm.algorithms.fs_linear.swap_engine import (
     support_hash,
     zobrist,
 )
+from sparsekm.engines.linear_svm import BELOW, feasible_dual, snapped_dual, solve_linear_svm
+from sparsekm.engines.linear_svm.exchange import column_weights, exchange_below, gram_state
 from sparsekm.models.fs_linear import FSLinearProblem
-from sparsekm.solvers.linear_svm import BELOW, feasible_dual, snapped_dual, solve_linear_svm
-from sparsekm.solvers.linear_svm.exchange import column_weights, exchange_below, gram_state
 
 TIE = 1e-7     # supports whose optimum lies this close (relative) to the cutoff are not judged
 

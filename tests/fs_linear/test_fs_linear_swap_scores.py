@@ -18,7 +18,7 @@ from sparsekm.algorithms.fs_linear.swap_scores import (
     removal_state,
     swap_values,
 )
-from sparsekm.solvers.linear_svm import solve_linear_svm
+from sparsekm.engines.linear_svm import solve_linear_svm
 
 
 def _hinge_line(t: float, a: np.ndarray, c: np.ndarray, C: float) -> float:
@@ -169,7 +169,7 @@ def spy(self, *a, **k):
     compiled.append((self.py_func.__module__, self._cache.__class__.__name__))
     return orig(self, *a, **k)
 dispatcher.Dispatcher._compile_for_args = spy
-from sparsekm.algorithms.fs_linear.fast import warm_up
+from sparsekm.algorithms.fs_linear.iterated_swap import warm_up
 warm_up()
 print(json.dumps(compiled))
 """

@@ -1,4 +1,4 @@
-"""The structured interior-point method for the perspective dual (solvers/perspective_ipm.py)
+"""The structured interior-point method for the perspective dual (engines/perspective/ipm.py)
 against Clarabel on the same dual SOCP and on DSCoP (13) (conic duality, Theorem 3.6)."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ import math
 import numpy as np
 import pytest
 
+from sparsekm.engines.perspective import ipm
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.relaxations.fs_linear import solve_relaxation
 from sparsekm.relaxations.fs_linear.node import node_certificate, solve_node
 from sparsekm.relaxations.fs_linear.perspective import native_perspective_dual
 from sparsekm.solvers import SolverPlan
-from sparsekm.solvers import perspective_ipm as ipm
 
 
 def _problem(seed: int, m: int, n: int, B: int, C: float) -> FSLinearProblem:

@@ -8,7 +8,7 @@ from minmax_fs_data import make_instance
 
 from sparsekm.algorithms.minmax_fs.algorithm1 import Start, algorithm1, predict_scores
 from sparsekm.algorithms.minmax_fs.cv import cv_start, decision_values, svm_fit
-from sparsekm.algorithms.minmax_fs.protocol import F_grid, ranking, ranking_curve, run_protocol
+from sparsekm.algorithms.minmax_fs.outer_folds import F_grid, ranking, ranking_curve, run_protocol
 from sparsekm.algorithms.minmax_fs.summary import curve, frontier, table2
 from sparsekm.models.minmax_fs.lower import kernel
 from sparsekm.parallel import Executor

@@ -12,7 +12,7 @@ from minmax_fs_data import make_instance
 from sparsekm import registry
 from sparsekm.algorithms.minmax_fs.algorithm1 import Start, algorithm1, start_gammas
 from sparsekm.algorithms.minmax_fs.cv import TIES, cv_start
-from sparsekm.algorithms.minmax_fs.protocol import pooled, run_protocol
+from sparsekm.algorithms.minmax_fs.outer_folds import pooled, run_protocol
 from sparsekm.models.minmax_fs import MinMaxFSProblem, lower_level
 
 GRIDS = ((0.1, 1.0, 10.0), (0.01, 0.1, 1.0))

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from minmax_fs_data import make_instance
 
-from sparsekm.algorithms.minmax_fs.fast import fast
 from sparsekm.algorithms.minmax_fs.nlp_routes import ipopt, scip
+from sparsekm.algorithms.minmax_fs.value_function import fast
 from sparsekm.models.minmax_fs import MinMaxFSProblem, lower_level
 from sparsekm.solvers import SolverPlan
 

@@ -6,11 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sparsekm.kernels import KernelSpec, kernel_matrix
-from sparsekm.models.sklr.dual import dual_model, dual_objective
-from sparsekm.models.sklr.problem import SKLRProblem
-from sparsekm.solvers import Termination, solve
-from sparsekm.solvers.smo import (
+from sparsekm.engines.smo import (
     Hinge,
     KernelSource,
     Logistic,
@@ -20,6 +16,10 @@ from sparsekm.solvers.smo import (
     solve_kernel_dual,
     solve_svm_dual,
 )
+from sparsekm.kernels import KernelSpec, kernel_matrix
+from sparsekm.models.sklr.dual import dual_model, dual_objective
+from sparsekm.models.sklr.problem import SKLRProblem
+from sparsekm.solvers import Termination, solve
 
 TIGHT = SMOOptions(tol=1e-9, max_iter=-1)
 WSS = ["second-order", "first-order"]

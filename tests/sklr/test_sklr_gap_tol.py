@@ -11,9 +11,9 @@ from sparsekm.algorithms.sklr import solve_sklr
 from sparsekm.algorithms.sklr.smo import smo2
 from sparsekm.data import Scaler, load_dataset
 from sparsekm.declare import ParamError
+from sparsekm.engines.smo import SMOOptions, solve_kernel_dual
 from sparsekm.models.sklr.problem import SKLRProblem
 from sparsekm.solvers import SolverPlan
-from sparsekm.solvers.smo import SMOOptions, solve_kernel_dual
 
 
 def problem(name: str, C: float, lam: float | None) -> SKLRProblem:

@@ -8,6 +8,7 @@ import pytest
 
 from sparsekm import registry
 from sparsekm.data import Scaler, load_dataset
+from sparsekm.engines.smo import SMOOptions, solve_kernel_dual
 from sparsekm.models.sklr.dual import dual_model, dual_objective
 from sparsekm.models.sklr.problem import SKLRProblem
 from sparsekm.models.sklr.properties import (
@@ -17,7 +18,6 @@ from sparsekm.models.sklr.properties import (
     selected,
 )
 from sparsekm.solvers import SolverPlan, solve
-from sparsekm.solvers.smo import SMOOptions, solve_kernel_dual
 
 TIGHT = SMOOptions(tol=1e-10, max_iter=-1)
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sparsekm.kernels import kernel_matrix
-from sparsekm.solvers.smo import (
+from sparsekm.engines.smo import (
     Hinge,
     KernelSource,
     Logistic,
@@ -17,6 +16,7 @@ from sparsekm.solvers.smo import (
     solve_kernel_dual,
     solve_svm_dual,
 )
+from sparsekm.kernels import kernel_matrix
 
 
 def kkt_violation(K: np.ndarray, y: np.ndarray, alpha: np.ndarray, C: float) -> float:

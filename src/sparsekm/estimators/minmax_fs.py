@@ -42,7 +42,7 @@ class MinMaxFeatureWeightingSVC(BinaryClassifierMixin, ClassifierMixin, Selector
         """Algorithm 1 on (X, y): gamma, then the SVM at gamma."""
         from sparsekm.algorithms.minmax_fs.algorithm1 import Start, algorithm1
         from sparsekm.algorithms.minmax_fs.common import selected_features
-        from sparsekm.algorithms.minmax_fs.protocol import ranking
+        from sparsekm.algorithms.minmax_fs.outer_folds import ranking
 
         call, _ = resolved(self)
         X, ypm = self._binary_targets(X, y)

@@ -121,7 +121,7 @@ def _indicators(point: Point, w: np.ndarray | None, n: int, B: int, eq: bool
 def _svm_on(problem: Any, S: list[int]) -> tuple[float, float]:
     """The SVM (1) on the columns S: (its value at the solver's point, the certified lower
     bound D(alpha)); no column: C min_b sum_i max(0, 1 - y_i b), exactly."""
-    from sparsekm.solvers.linear_svm import best_intercept, solve_linear_svm
+    from sparsekm.engines.linear_svm import best_intercept, solve_linear_svm
 
     if not S:
         y = np.asarray(problem.y, dtype=float)
@@ -134,7 +134,7 @@ def _svm_on(problem: Any, S: list[int]) -> tuple[float, float]:
 
 def check_fs_linear(problem: Any, point: Point, ds: Any, src: str) -> dict[str, Any]:
     """FS-SVM (2): margins Xi (3), xi >= 0, ||w||_0 <= B, BigMP's v / CoP's u when given."""
-    from sparsekm.solvers.linear_svm import best_intercept
+    from sparsekm.engines.linear_svm import best_intercept
 
     n, m, B = problem.n, problem.m, problem.B
     _sizes(point, {"w": n, "b": 0, "xi": m, "v": n, "z": n, "u": n, "W": n, "s": n, "Zw": -1,
@@ -190,8 +190,8 @@ def check_fs_linear(problem: Any, point: Point, ds: Any, src: str) -> dict[str, 
 def check_fs_kernel(problem: Any, point: Point, ds: Any, src: str) -> dict[str, Any]:
     """MINLP (4) of paper A: beta binary with exactly B ones, 0 <= alpha <= C, y'alpha = 0;
     value min over alpha of f(alpha, beta) re-solved (certified interval)."""
+    from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual
     from sparsekm.kernels import kernel_matrix
-    from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
 
     n, m, B, C = problem.n, problem.m, problem.B, problem.C
     _sizes(point, {"alpha": m, "beta": n, "s": -1}, src)

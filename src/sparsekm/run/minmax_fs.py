@@ -81,7 +81,7 @@ def _start(call: Call, options: dict[str, Any]) -> Any:
 def _protocol(call: Call, start: Any, options: dict[str, Any]) -> dict[str, Any]:
     """Paper E's Section 4.2 protocol on the whole data set, as one payload (see above)."""
     from sparsekm.algorithms.minmax_fs.cv import C_GRID, GAMMA_GRID
-    from sparsekm.algorithms.minmax_fs.protocol import pooled, run_protocol
+    from sparsekm.algorithms.minmax_fs.outer_folds import pooled, run_protocol
     from sparsekm.models.minmax_fs import MinMaxFSProblem
 
     opts, outer, method = call.opts, call.own["outer_folds"], call.choice

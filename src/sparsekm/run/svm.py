@@ -39,7 +39,7 @@ class SVMRun:
 
 def _native(problem: Any, K: np.ndarray, solver: str | None, gap_tol: float,
             limit: float | None) -> dict:
-    from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
+    from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual
 
     backend = "smo" if solver is None else solver.lower()
     res = solve_svm_dual(K, problem.y, problem.C, options=SVMDualOptions(  # K: ours, valid
@@ -105,9 +105,9 @@ def _trivial(problem: Any, gap_tol: float, time_s: float) -> dict:
 def solve_svm(problem: Any, solver: str | None, deadline: Any, gap_tol: float) -> dict:
     """Solve the SVM ``problem`` within ``deadline`` (a :class:`~sparsekm.solvers.Deadline`,
     or None): the payload's outcome fields, with ``alpha`` or ``w``."""
+    from sparsekm.engines.smo import svm_duality
     from sparsekm.solvers import Result
     from sparsekm.solvers.native import NATIVE_SOLVERS
-    from sparsekm.solvers.smo import svm_duality
 
     t0 = time.perf_counter()
     K = _kernel(problem, deadline)

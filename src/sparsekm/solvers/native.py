@@ -1,4 +1,4 @@
-"""The native solvers of kernel duals (:mod:`sparsekm.solvers.smo`), as ``--solver`` names
+"""The native solvers of kernel duals (:mod:`sparsekm.engines.smo`), as ``--solver`` names
 them and ``sparsekm solvers`` lists them beside the modelling-layer backends: no model is
 built, the arrays go straight to compiled code. Always available (no import here: listing
 them does not load numba)."""

@@ -34,12 +34,12 @@ from sparsekm.solvers import Result, SolverPlan
 from sparsekm.specs import SEED
 
 from .evaluator import mask_key, single_blas
-from .fast import make_evaluator
 from .greedy import greedy_H, lazy_greedy_H, ls_fixed_alpha
 from .local_search import start_mask
-from .path import PathEvaluator
+from .plain import PlainEvaluator
 from .preload import warm_up_search
 from .recipe import unpack
+from .screened import make_evaluator
 from .search import StallWindow
 from .specs import FastPath, Stopping
 
@@ -93,7 +93,7 @@ def decsub_light(problem: FSKernelProblem, plan: SolverPlan, *,
         ev.close()
 
 
-def _decsub(ev: PathEvaluator, p: FSKernelProblem, beta_in: np.ndarray | None, seed: int,
+def _decsub(ev: PlainEvaluator, p: FSKernelProblem, beta_in: np.ndarray | None, seed: int,
             sol_pool: int, opt_window: int, greedy: str, max_iter: int) -> Result:
     beta = start_mask(p, beta_in, seed)
     ub_in = ev.eval_mask(beta)

@@ -58,7 +58,7 @@ def _chunk(problem: FSKernelProblem, start: int, stop: int, until: float | None 
     not evaluated by ``until``; the very first mask is always evaluated), and ``(alpha, b)``
     of the chunk's best mask (None when it evaluated none): the caller needs no SVM solve of
     its own (its first one loads the compiled solver, 0.78 s on ionosphere)."""
-    from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
+    from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual
 
     ev = Evaluator(problem)
     obj, low = np.full(stop - start, np.nan), np.full(stop - start, np.nan)

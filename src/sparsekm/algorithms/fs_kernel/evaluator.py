@@ -29,10 +29,10 @@ def alpha_subproblem(K: np.ndarray, y: np.ndarray, C: float, tol: float = SVM_TO
     """Solve the dual SVM (3) for a fixed kernel ``K = K_beta`` (Paper A, alpha-subproblem).
 
     Returns ``(alpha, b, objective)`` with ``objective = 1/2 alpha'Q alpha - 1'alpha`` and
-    ``Q = (y y') * K``, through :func:`sparsekm.solvers.smo.solve_svm_dual` (libsvm SMO, the
+    ``Q = (y y') * K``, through :func:`sparsekm.engines.smo.solve_svm_dual` (libsvm SMO, the
     solver Paper A uses), within ``deadline`` (its iterations capped by the time left).
     """
-    from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
+    from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual
 
     limit = None if deadline is None else deadline.cap(None)
     res = solve_svm_dual(K, y, C, options=SVMDualOptions(tol=tol, check_input=False,
@@ -120,7 +120,7 @@ class Evaluator:
     def descend_step(self, beta: np.ndarray, cur: float
                      ) -> tuple[tuple[int, int] | None, float, bool]:
         """One best-improvement step over ``N^1(beta)`` with :meth:`eval_swap` (the same
-        contract as :meth:`.path.PathEvaluator.descend_step`; kept for the kernel benchmark)."""
+        contract as :meth:`.plain.PlainEvaluator.descend_step`; kept for the kernel benchmark)."""
         best_s, move = self.score(cur), None
         for jo in np.flatnonzero(beta):
             for ji in np.flatnonzero(~beta):

@@ -3,7 +3,7 @@
 Both fix the mask ``beta``, solve the alpha-subproblem (3) and move in the neighbourhoods
 ``N^1`` (one 0-1 swap, size ``B (n - B)``) and ``N^2`` (2..p swaps, sampled). Both senses are
 supported (see :mod:`sparsekm.models.fs_kernel.problem`). ``fast=True`` (the default) answers
-each neighbourhood with :class:`~.fast.FastEvaluator` -- fixed-alpha and duality bounds,
+each neighbourhood with :class:`~.screened.ScreenedEvaluator` -- fixed-alpha and duality bounds,
 warm-started SMO stopped as soon as a neighbour is decided, libsvm only where the plain path's
 decision needs an exact value, both cores -- and returns the same masks as ``fast=False``.
 """
@@ -22,9 +22,9 @@ from sparsekm.solvers import Result, SolverPlan
 from sparsekm.specs import SEED
 
 from .evaluator import mask_key, mask_result, single_blas
-from .fast import make_evaluator
-from .path import PathEvaluator
+from .plain import PlainEvaluator
 from .preload import warm_up_search
+from .screened import make_evaluator
 from .search import StallWindow, sample_n2
 from .specs import N_SAMPLES, FastPath, Stopping
 
@@ -44,7 +44,7 @@ def start_mask(problem: FSKernelProblem, beta_in: np.ndarray | None, seed: int) 
     return problem.check_mask(beta_in)
 
 
-def descend(ev: PathEvaluator, beta: np.ndarray, tabu: set[bytes] | None
+def descend(ev: PlainEvaluator, beta: np.ndarray, tabu: set[bytes] | None
             ) -> tuple[np.ndarray, float, bool]:
     """Best-improvement 1-swap descent on ``score``; returns (beta, objective, completed)."""
     cur = ev.eval_mask(beta)
@@ -119,7 +119,7 @@ def ls_star(problem: FSKernelProblem, plan: SolverPlan, *,
     return res
 
 
-def _ls_star(ev: PathEvaluator, problem: FSKernelProblem, beta_in: np.ndarray | None,
+def _ls_star(ev: PlainEvaluator, problem: FSKernelProblem, beta_in: np.ndarray | None,
              seed: int, n_samples: int, opt_window: int, p: int | None, max_iter: int
              ) -> Result:
     rng = np.random.default_rng(seed)

@@ -6,7 +6,7 @@ updated aggregate (:class:`sparsekm.kernels.MaskedKernel`) gives a kernel whose 
 depend on the masks visited before. The local searches instead build every kernel from a
 *recipe* ``(base mask, added features, removed features)``: the base aggregate is summed
 from scratch in feature order (:func:`aggregate`), the changes are applied entry by entry
-(:func:`sparsekm.solvers.smo.masked_rows.masked_matrix`). A recipe therefore fixes the kernel
+(:func:`sparsekm.engines.smo.masked_rows.masked_matrix`). A recipe therefore fixes the kernel
 bit for bit, whatever happened before -- which is what lets the fast searches re-create, much
 later, exactly the kernel (and libsvm's exact answer) that the plain search used at a mask's
 first visit. A 1-swap neighbour costs one O(m^2) pass, like ``MaskedKernel.with_swap``.
@@ -17,13 +17,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sparsekm.models.fs_kernel import FSKernelProblem
-from sparsekm.solvers.smo import (
+from sparsekm.engines.smo import (
     MASKED_POLY,
     MASKED_RBF,
     masked_matrix,
     stack_columns,
 )
+from sparsekm.models.fs_kernel import FSKernelProblem
 
 __all__ = ["Recipe", "RecipeKernels", "aggregate", "changes", "changes_many", "mask_key",
            "unpack"]

@@ -4,9 +4,9 @@ Paper A, eq. (4): ``alpha_cur``, optimal for the centre mask ``beta``, is feasib
 mask, so ``f(alpha_cur, beta') >= v(beta')`` (the fixed-alpha upper bound, the inequality
 behind the beta-step of Section 4); so is every alpha the SMO engine reaches from it, and weak
 duality at any feasible alpha gives a lower bound
-(:func:`sparsekm.solvers.smo.decide.lin_bound`). Kernel entries are masked-kernel rows
+(:func:`sparsekm.engines.smo.decide.lin_bound`). Kernel entries are masked-kernel rows
 computed from the centre's aggregate plus the changed feature columns
-(:mod:`sparsekm.solvers.smo.masked_rows`), never the whole matrix.
+(:mod:`sparsekm.engines.smo.masked_rows`), never the whole matrix.
 
 Per mask, cheapest first:
 
@@ -21,7 +21,7 @@ Per mask, cheapest first:
    the LS* samples that any bound could settle);
 3. *full stage*: the gradient over all m rows at the current alpha, then SMO on the whole
    problem (rows on demand) with both bounds, until the interval settles the caller's
-   comparison (:func:`~sparsekm.solvers.smo.decide.smo_decide`).
+   comparison (:func:`~sparsekm.engines.smo.decide.smo_decide`).
 
 :func:`refine_many` runs them for a whole list of masks in one nogil call. Each mask keeps its
 SMO point (and, in the full stage, its gradient) between calls, so a mask asked again against
@@ -35,7 +35,7 @@ import threading
 import numpy as np
 from numba import njit
 
-from sparsekm.solvers.smo import (
+from sparsekm.engines.smo import (
     BELOW,
     FIRST_ORDER,
     HINGE,
@@ -67,7 +67,7 @@ def fixed_alpha_quad(Ssv, cols, kpar, w, row):
 
     ``Ssv`` is the centre's aggregate on the support vectors and ``cols`` the changed columns
     restricted to them; the upper triangle only, row segment by row segment
-    (:func:`~sparsekm.solvers.smo.masked_rows.upper_segment`), each dot product summed in
+    (:func:`~sparsekm.engines.smo.masked_rows.upper_segment`), each dot product summed in
     any order (``reassoc``: vectorised).
     """
     ns = Ssv.shape[0]

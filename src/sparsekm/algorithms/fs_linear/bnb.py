@@ -55,7 +55,7 @@ from .bnb_rules import (
     screen,
 )
 from .common import Search
-from .fast import warm_up as fast_warm_up
+from .iterated_swap import warm_up as fast_warm_up
 
 __all__ = ["BRANCHING", "LinearTree", "NodeRules", "ROOT_SEARCHES", "RootSearch", "bnb",
            "fast_support"]

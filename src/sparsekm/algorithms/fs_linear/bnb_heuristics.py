@@ -30,14 +30,14 @@ __all__ = ["Incumbent", "ROOT_HEURISTICS", "RootContext", "fast_support"]
 
 def fast_support(problem: FSLinearProblem, support: list[int], plan: SolverPlan) -> Result:
     """A feasible point of (2) on ``support``: the SVM (1) by the native (|S|+1)-dimensional
-    interior point (:func:`~sparsekm.solvers.linear_svm.solve_linear_svm`, O(m |S|^2) per
+    interior point (:func:`~sparsekm.engines.linear_svm.solve_linear_svm`, O(m |S|^2) per
     step), or by the plan's QP solver when one is named. Measured on 200 random supports
     each: 1.8-5.7x faster than libsvm on X_S X_S' (breast_cancer_diagnostic, ionosphere,
     sonar) and never above its objective (libsvm's tol 1e-6 left up to 0.15 on ionosphere);
     on mfeat (m = 2000) milliseconds where the QP solver took seconds. The objective is
     recomputed exactly from (w, b), so it is a true upper bound."""
+    from sparsekm.engines.linear_svm import solve_linear_svm
     from sparsekm.models.fs_linear import point_result
-    from sparsekm.solvers.linear_svm import solve_linear_svm
 
     p = problem
     if plan.qp_solver is not None:
@@ -110,7 +110,7 @@ class Incumbent:
         30: on colorectal B = 20, C = 1 it took the tree's 0.60779 to 0.60546 in 1.2 s of CPU,
         where the 1-swaps over the root's B + 40 candidates stopped); budgeted by its own
         evaluation cap, so a run stays reproducible unless the deadline cuts it."""
-        from .fast import iterated_search
+        from .iterated_swap import iterated_search
         from .swap import SwapOptions
 
         rem = None if self.deadline is None else self.deadline.remaining()

@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.engines.linear_svm import solve_linear_svm
 from sparsekm.models.fs_linear import FSLinearProblem, point_result
 from sparsekm.solvers import Result, SolverPlan
-from sparsekm.solvers.linear_svm import solve_linear_svm
 
 from .swap import SwapOptions, swap_search
 
@@ -154,7 +154,7 @@ def monotone_sweep(grid: dict[tuple[int, float], Result], base: FSLinearProblem)
 
 
 def entry_dict(res: Result, B: int, C: float) -> dict[str, Any]:
-    """A path entry as a dict (the keys of :func:`.path.fs_linear_path`)."""
+    """A path entry as a dict (the keys of :func:`.budget_path.fs_linear_path`)."""
     w = np.asarray(res.values["w"], dtype=float)
     return {"B": B, "C": C, "selected": list(res.selected or []),
             "objective": res.objective, "lower_bound": res.bound, "status": res.status.value,

@@ -1,5 +1,6 @@
 """A native swap search for FS-SVM (2) of paper D: supports of B features, no model build
-(the local search of the ``fast`` method, :mod:`.fast`, and of the path, :mod:`.path`).
+(the local search of the ``fast`` method, :mod:`.iterated_swap`, and of the path,
+:mod:`.budget_path`).
 
 Start: the B features with the largest |w_j| = |X_j'(alpha y)| of the SVM (1) on all features.
 Moves, in the spirit of abess's splicing (Zhu, Wen, Zhang, Wang & Wang, PNAS 117 (2020)):
@@ -14,7 +15,7 @@ Every move is first screened by a certified bound: alpha stays dual feasible on 
 and D_{S'}(alpha) = D_S(alpha) + 1/2 (sum_{out} d_i^2 - sum_{in} d_j^2) <= optimum on S', so a
 move whose bound is not below the incumbent cannot improve it and is never solved; the others
 are tried in increasing order of that bound (first improvement). A support is solved by the
-native linear SVM (:mod:`sparsekm.solvers.linear_svm`: a primal-dual interior-point method,
+native linear SVM (:mod:`sparsekm.engines.linear_svm`: a primal-dual interior-point method,
 O(m B^2) per iteration, stopped as soon as its certificate decides "below the incumbent or
 not"); an accepted support is solved to a relative duality gap of ``tol``, so the objective
 returned is the SVM (1) optimum of its support up to that certified gap (``extra["svm_gap"]``)
@@ -39,10 +40,7 @@ import numpy as np
 
 from sparsekm import declare
 from sparsekm.declare import Spec, with_
-from sparsekm.models.fs_linear import FSLinearProblem, point_result
-from sparsekm.parallel import single_blas
-from sparsekm.solvers import Result, SolverPlan, Termination
-from sparsekm.solvers.linear_svm import (
+from sparsekm.engines.linear_svm import (
     AUTO_PAIRS_PER_ROW,
     METHODS,
     LinearSVMFit,
@@ -51,6 +49,9 @@ from sparsekm.solvers.linear_svm import (
     snapped_dual,
     solve_linear_svm,
 )
+from sparsekm.models.fs_linear import FSLinearProblem, point_result
+from sparsekm.parallel import single_blas
+from sparsekm.solvers import Result, SolverPlan, Termination
 from sparsekm.specs import TOL
 
 from .swap_engine import memo_store, new_memo, scan_exchanges, scan_state, support_hash, zobrist
@@ -126,8 +127,8 @@ def full_svm_dual(problem: FSLinearProblem, deadline: Any = None) -> np.ndarray:
         return solve_linear_svm(cols, p.y, p.C, method="ipm", tol=1e-8).alpha
     import warnings
 
-    from sparsekm.solvers.linear_svm import feasible_dual
-    from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
+    from sparsekm.engines.linear_svm import feasible_dual
+    from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

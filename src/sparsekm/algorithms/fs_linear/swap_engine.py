@@ -3,17 +3,17 @@ of a support S of FS-SVM (2) against the incumbent's value, without Python betwe
 
 An exchange replaces the features at some positions of S by outside features. Each is decided
 by the certified "below the cutoff?" test of the native SVM (1) on the new support
-(:func:`sparsekm.solvers.linear_svm.dcd.dcd_below`: warm pair updates from the incumbent's
+(:func:`sparsekm.engines.linear_svm.dcd.dcd_below`: warm pair updates from the incumbent's
 dual point, which is dual feasible for every support; the interior point
-:func:`sparsekm.solvers.linear_svm.ipm.ipm_below` when they leave it undecided), the same test
-:func:`sparsekm.solvers.linear_svm.decide_below` makes, so the decisions are those of the
+:func:`sparsekm.engines.linear_svm.ipm.ipm_below` when they leave it undecided), the same test
+:func:`sparsekm.engines.linear_svm.decide_below` makes, so the decisions are those of the
 Python loop it replaces; only the interpreter's overhead goes (measured on colorectal,
 B = 10, C = 1: 15,173 decisions, 97 % of them proofs that a move does *not* improve, median 28
 pair updates each; the Python around each decision cost more than the decision itself).
 
 The incumbent's dual point comes from the interior point, whose non-support rows keep tiny
 positive alpha; the caller snaps it to its bounds first
-(:func:`sparsekm.solvers.linear_svm.snapped_dual`). From the raw point most pair updates
+(:func:`sparsekm.engines.linear_svm.snapped_dual`). From the raw point most pair updates
 only carried those rows to 0: measured at local optima, 23 pair updates per decision became
 2.7 (colorectal, B = 20) and 82 became 23 (120 x 1500 synthetic, B = 20), the same
 decisions. That made the removal duals of earlier versions (a dual point of S - p per
@@ -37,10 +37,10 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from sparsekm.solvers.linear_svm.dcd import dcd_below
-from sparsekm.solvers.linear_svm.exchange import column_weights, exchange_below, gram_state
-from sparsekm.solvers.linear_svm.ipm import ipm_below
-from sparsekm.solvers.linear_svm.status import BELOW, UNDECIDED
+from sparsekm.engines.linear_svm.dcd import dcd_below
+from sparsekm.engines.linear_svm.exchange import column_weights, exchange_below, gram_state
+from sparsekm.engines.linear_svm.ipm import ipm_below
+from sparsekm.engines.linear_svm.status import BELOW, UNDECIDED
 
 __all__ = ["ZOBRIST_SEED", "memo_store", "new_memo", "scan_exchanges", "scan_state",
            "support_hash", "zobrist"]
@@ -82,7 +82,7 @@ def memo_store(memo, key, value):
 @njit(cache=True, nogil=True)
 def _decide(XS, y, C, state, cutoff, settings, gram):
     """The pair updates from ``alpha`` (in place) -- on Gram rows when ``gram`` = (use, base,
-    change) says so (:func:`sparsekm.solvers.linear_svm.exchange.exchange_below`) -- then
+    change) says so (:func:`sparsekm.engines.linear_svm.exchange.exchange_below`) -- then
     the interior point when undecided (at once when ``pairs`` is 0: the ``ipm`` setting)."""
     alpha, w, own = state
     tol, pairs = settings

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sparsekm.solvers.linear_svm import best_intercept
+from sparsekm.engines.linear_svm import best_intercept
 
 __all__ = ["backward_sacrifices", "line_lower_bounds", "line_minimum", "removal_state",
            "smallest_swap_values", "swap_values"]

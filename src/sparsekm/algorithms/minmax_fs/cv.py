@@ -45,7 +45,7 @@ def svm_fit(K: np.ndarray, y: np.ndarray, C: float, tol: float = CV_SVM_TOL,
     """(alpha, b) of the SVM dual (10) on a precomputed kernel (libsvm, no certificate)."""
     import warnings
 
-    from sparsekm.solvers.smo import fit_libsvm
+    from sparsekm.engines.smo import fit_libsvm
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")      # a capped fit is still a usable classifier

@@ -28,8 +28,8 @@ def conic(problem: SKLRProblem, plan: SolverPlan | None = None, *,
     the solver's certified bound; b and rho come from the KKT system (Observation 1).
     ``max_rows`` guards against dense models too large for an interior-point method.
     """
+    from sparsekm.engines.smo import KernelSource, Logistic, dual_gradient, kkt_intercept
     from sparsekm.models.sklr.properties import kkt_rho_b
-    from sparsekm.solvers.smo import KernelSource, Logistic, dual_gradient, kkt_intercept
 
     if problem.m > max_rows:
         raise ParamError("max_rows", max_rows, f"the conic model has an m x m = "

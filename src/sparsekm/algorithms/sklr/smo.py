@@ -1,6 +1,6 @@
 """Paper C's SMO Algorithm (Section 4.1) on the sparse KLR dual (22): methods smo2 and smo1.
 
-Both run the compiled engine :func:`sparsekm.solvers.smo.solve_kernel_dual` with the
+Both run the compiled engine :func:`sparsekm.engines.smo.solve_kernel_dual` with the
 Logistic loss: ``smo2`` selects the working set by the second-order rule (eqs. (31)-(35),
 S-KLR-2ord), ``smo1`` by the maximal violating pair (eq. (32), S-KLR-1ord / Keerthi et al.'s
 KLR-1ord when lam = 0). Defaults are Section 5.1's: tau = 1e-5, 10,000 iterations, gamma = 1e-5
@@ -67,8 +67,8 @@ def solve_smo(problem: SKLRProblem, plan: SolverPlan | None, wss: str, **options
               ) -> Result:
     """Run the engine on ``problem``; ``options``: tol, max_iter, gap_tol, alpha0, grad0,
     cache_mb, precompute, decide (see :func:`smo2`; ``decide`` as in
-    :class:`~sparsekm.solvers.smo.SMOOptions`, without refinement)."""
-    from sparsekm.solvers.smo import SMOOptions, solve_kernel_dual
+    :class:`~sparsekm.engines.smo.SMOOptions`, without refinement)."""
+    from sparsekm.engines.smo import SMOOptions, solve_kernel_dual
 
     plan = (plan or SolverPlan()).start()
     ks = problem.kernel_source(options.pop("cache_mb", 1024.0),
@@ -97,7 +97,7 @@ def _refined(ks: Any, y: np.ndarray, loss: Any, res: Result, opts: Any, gap_tol:
     relative gap above ``gap_tol`` (at most :data:`REFINE_ROUNDS` rounds, within ``max_iter``
     and the plan's time). ``extra``: ``iterations`` (all rounds), ``refinements``,
     ``gap_unrefined`` and ``refined_tol`` (the last round's tol) when it refined."""
-    from sparsekm.solvers.smo import solve_kernel_dual
+    from sparsekm.engines.smo import solve_kernel_dual
 
     total = first = int(res.extra["iterations"])
     rounds, tol, unrefined, seconds = 0, float(opts.tol), res.gap, res.time_s

@@ -107,7 +107,7 @@ def _run_one(problem: SMKLProblem, beta0: np.ndarray, opts: dict[str, Any]) -> d
 
 def _warm_up() -> None:
     """The SMO engine's compiled code, loaded before a solve (its time limit)."""
-    from sparsekm.solvers.smo import load_engine
+    from sparsekm.engines.smo import load_engine
 
     load_engine()
 

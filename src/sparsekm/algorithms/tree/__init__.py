@@ -10,8 +10,8 @@ Paper D's ``bnb`` (:mod:`sparsekm.algorithms.fs_linear.bnb`), paper A's ``bnb``
 
 from .checkpoint import CheckpointError
 from .engine import result, run
+from .interface import Data, Outcome, Start, TaskIncumbent, TreeProblem, Work, fingerprint
 from .options import SearchOptions, node_plan
-from .protocol import Data, Outcome, Start, TaskIncumbent, TreeProblem, Work, fingerprint
 from .root import RootContext
 from .state import Search
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from sparsekm.declare import ParamError
 
-from .protocol import Data
+from .interface import Data
 
 __all__ = ["CheckpointError", "FORMAT", "load", "save"]
 

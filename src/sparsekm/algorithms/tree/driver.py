@@ -15,9 +15,9 @@ import math
 import time
 from collections import deque
 
+from sparsekm.parallel.slots import Slots
 from sparsekm.solvers import SolverPlan, Termination, relative_gap
 
-from .dispatch import Slots
 from .options import SearchOptions
 from .resume import save_search
 from .state import Batch, Search

@@ -1,7 +1,7 @@
 """One best-first branch-and-bound engine for papers A, B and D: serial, parallel, resumable.
 
 The engine owns what the three tree searches share; a problem states only its side through
-:class:`~.protocol.TreeProblem`. Each part has its module:
+:class:`~.interface.TreeProblem`. Each part has its module:
 
 * :mod:`.state`: the open nodes, the incumbent, pruning at the relative cutoff
   ``UB - gap_tol |UB|`` and the certified bound ``min(open nodes, nodes in flight, pruned
@@ -32,13 +32,13 @@ from contextlib import contextmanager
 import numpy as np
 
 from sparsekm.parallel import as_executor
+from sparsekm.parallel.slots import Slots, forget
 from sparsekm.solvers import Result, SolverPlan
 
 from . import lock
-from .dispatch import Slots, forget
 from .driver import Driver, progress
+from .interface import TreeProblem, fingerprint
 from .options import SearchOptions
-from .protocol import TreeProblem, fingerprint
 from .resume import load_search, save_search
 from .root import RootContext
 from .state import Search, Trace
@@ -50,14 +50,14 @@ __all__ = ["result", "run"]
 def _one_blas_thread() -> Iterator[None]:
     """One BLAS thread in the driver, as in the workers: small products run fastest so on a
     shared machine, and every process then computes bit-identical values."""
-    from sparsekm.parallel import _blas_controller
+    from sparsekm.parallel.executor import _blas_controller
 
     with _blas_controller().limit(limits=1, user_api="blas"):
         yield
 
 
 def result(problem: TreeProblem, search: Search) -> Result:
-    """The method's Result: :meth:`~.protocol.TreeProblem.point` of the incumbent, then the
+    """The method's Result: :meth:`~.interface.TreeProblem.point` of the incumbent, then the
     certified bound (turned to the problem's sense), the tree's gap tolerance (so a closed
     tree is ``optimal``), the search's termination, the node solver and the root's info."""
     sign = 1.0 if problem.sense == "min" else -1.0

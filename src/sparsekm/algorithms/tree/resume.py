@@ -1,6 +1,6 @@
 """A search to and from its checkpoint (:mod:`.checkpoint`), and why a checkpoint is refused.
 
-The meta record keeps the fingerprint of the problem (:func:`~.protocol.fingerprint`) and,
+The meta record keeps the fingerprint of the problem (:func:`~.interface.fingerprint`) and,
 beside it, what it was made of: the problem's class, its parameters (``key()``'s, as JSON) and
 a digest of each data array. A checkpoint whose fingerprint differs is refused with the
 parameters that differ (``run.ckpt was written for B = 5; this run has B = 3``), or, when
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from . import checkpoint as ckpt
-from .protocol import TreeProblem, array_digests, jsonable
+from .interface import TreeProblem, array_digests, jsonable
 from .state import Search
 
 __all__ = ["load_search", "mismatch", "save_search"]

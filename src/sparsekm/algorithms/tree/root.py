@@ -7,10 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sparsekm.parallel.slots import Slots
 from sparsekm.solvers import SolverPlan
 
-from .dispatch import Slots
-from .protocol import Data
+from .interface import Data
 from .resume import save_search
 from .state import Search
 
@@ -19,7 +19,7 @@ __all__ = ["RootContext"]
 
 @dataclass
 class RootContext:
-    """What :meth:`~.protocol.TreeProblem.root` may use: the started plan, the executor (a
+    """What :meth:`~.interface.TreeProblem.root` may use: the started plan, the executor (a
     sub-search reuses its workers), the number of workers, :meth:`map` to spread independent
     evaluations (``problem.<op>(work, item, deadline)``) over them, and checkpointed
     :meth:`stage` s."""

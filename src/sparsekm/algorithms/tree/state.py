@@ -18,7 +18,7 @@ from typing import Any
 
 from sparsekm.solvers import SolverPlan, Termination
 
-from .protocol import Data, Outcome, Start, TreeProblem
+from .interface import Data, Outcome, Start, TreeProblem
 
 __all__ = ["Batch", "Entry", "Search", "Trace"]
 

@@ -5,7 +5,7 @@ and penalties ``Cs`` fitted on each fold's training rows, each grid point scored
 rows, the best (B, C) refit on all rows -- with *one* model: the folds and the refit run the
 same method with the same options (issue 27; before, the folds were scored with path entries
 and the refit ran ``fast``, another model). ``method="path"`` (default): the (B, C) path of
-:func:`sparsekm.algorithms.fs_linear.path.path_results` (``fast`` at every grid point, then
+:func:`sparsekm.algorithms.fs_linear.budget_path.path_results` (``fast`` at every grid point, then
 every support found re-solved at every point it fits: never worse than ``fast``, monotone in
 B and C), the refit taking the entry (B_, C_) of the same path on all rows;
 ``method="fast"``: ``fast`` at each grid point alone. Folds run through the project's
@@ -35,7 +35,7 @@ def fit_grid(X: np.ndarray, ypm: np.ndarray, grid: dict[str, Any],
     """The grid's models on (X, ypm) by ``grid["method"]`` with ``grid["options"]``: a
     :class:`~sparsekm.solvers.Result` per (B, C) (``points``: only those, for ``fast``)."""
     from sparsekm.algorithms.fs_linear import solve_fs_linear
-    from sparsekm.algorithms.fs_linear.path import path_results
+    from sparsekm.algorithms.fs_linear.budget_path import path_results
     from sparsekm.models.fs_linear import FSLinearProblem
 
     opts = dict(grid["options"])

@@ -83,7 +83,7 @@ def _svm(p: FSLinearProblem, features: np.ndarray | None, qp_solver: str | None
     if qp_solver is not None:
         w, _, obj = solve_svm(p.X, p.y, p.C, features=features, solver=qp_solver)
         return w, obj
-    from sparsekm.solvers.linear_svm import solve_linear_svm
+    from sparsekm.engines.linear_svm import solve_linear_svm
 
     F = np.arange(p.n) if features is None else np.asarray(features, dtype=int)
     fit = solve_linear_svm(p.X[:, F], p.y, p.C)

@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual
 from sparsekm.kernels import anisotropic_rbf_kernel
 from sparsekm.kernels.anisotropic import pair_sq_diff_sum
-from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
 
 from .problem import MinMaxFSProblem, check_gamma
 

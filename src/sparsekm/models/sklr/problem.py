@@ -98,7 +98,7 @@ class SKLRProblem(Problem):
     def kernel_source(self, cache_mb: float = 1024.0, precompute: str | bool = "auto") -> Any:
         """Kernel access for the SMO engine: the matrix, or rows on demand in an LRU cache. A
         matrix it computes is kept as :attr:`K` (the training predictions reuse it)."""
-        from sparsekm.solvers.smo import KernelSource
+        from sparsekm.engines.smo import KernelSource
 
         if "K" in self.__dict__:
             return KernelSource.from_matrix(self.K)
@@ -109,7 +109,7 @@ class SKLRProblem(Problem):
         return ks
 
     def loss(self) -> Any:
-        """The engine's :class:`~sparsekm.solvers.smo.Logistic` loss of (22)."""
-        from sparsekm.solvers.smo import Logistic
+        """The engine's :class:`~sparsekm.engines.smo.Logistic` loss of (22)."""
+        from sparsekm.engines.smo import Logistic
 
         return Logistic(self.C, self.lam, self.gamma_bound)

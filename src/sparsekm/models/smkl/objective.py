@@ -2,7 +2,7 @@
 
 G(beta) = max_alpha f(alpha, beta) + lam ||beta||^2, where the max is the SVM dual (7) on
 K(beta) = sum_i beta_i K_i. The SVM is solved natively (below); weak duality brackets
-its value: -D(alpha) <= max <= P(alpha, b*) (``sparsekm.solvers.smo.svm_duality``), so
+its value: -D(alpha) <= max <= P(alpha, b*) (``sparsekm.engines.smo.svm_duality``), so
 :class:`Evaluation` carries a certified upper value of (4) at beta as well as the dual value.
 
 Warm starts: with ``alpha0`` the SVM is solved by the compiled SMO engine warm-started from it
@@ -37,7 +37,7 @@ def solve_alpha(K: np.ndarray, y: np.ndarray, C: float, alpha0: np.ndarray | Non
     """
     import warnings
 
-    from sparsekm.solvers.smo import SVMDualOptions, solve_svm_dual
+    from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual
 
     with warnings.catch_warnings():  # an ill-conditioned K (huge unscaled polynomials) may
         warnings.simplefilter("ignore")  # hit the cap; the duality certificate still holds

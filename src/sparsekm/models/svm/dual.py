@@ -1,7 +1,7 @@
 """The SVM dual, paper A eq. (3), as declarative models (Pyomo and CVXPY).
 
 min 1/2 a'Qa - 1'a  s.t.  y'a = 0, 0 <= a <= C,  Q = diag(y) K diag(y).
-The native fast path for the same dual is :func:`sparsekm.solvers.smo.solve_svm_dual`; tests
+The native fast path for the same dual is :func:`sparsekm.engines.smo.solve_svm_dual`; tests
 check that they agree.
 """
 

@@ -144,14 +144,14 @@ def _solve_restricted(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray
     the samples R: alpha_i = 0 elsewhere; alpha is returned on all m samples).
 
     With no ``plan.relax_solver``: the dense interior-point method of
-    :mod:`sparsekm.solvers.node_ipm` when m <= NATIVE_MAX_M (v = 2 x the cone multipliers),
-    else the structured one of :mod:`sparsekm.solvers.perspective_ipm` (v = its cone
+    :mod:`sparsekm.engines.node_ipm` when m <= NATIVE_MAX_M (v = 2 x the cone multipliers),
+    else the structured one of :mod:`sparsekm.engines.perspective.ipm` (v = its cone
     multipliers); with a named solver, the SOCP :func:`node_dual_qp` through the solver layer
     (any SOCP solver; v from Clarabel's multipliers or the ties).
     """
     X, y, m = problem.X, problem.y, problem.m
     if plan.relax_solver is None and m > NATIVE_MAX_M:
-        from sparsekm.solvers.perspective_ipm import solve_perspective_dual
+        from sparsekm.engines.perspective.ipm import solve_perspective_dual
 
         rows = np.arange(m) if R is None else R
         Q = X[rows] * y[rows, None]
@@ -161,7 +161,7 @@ def _solve_restricted(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray
         a[rows] = sol.alpha
         return a, sol.v, sol.status
     if plan.relax_solver is None:
-        from sparsekm.solvers.node_ipm import ipm_node_dual
+        from sparsekm.engines.node_ipm import ipm_node_dual
 
         QW = np.ascontiguousarray((X[:, W] * y[:, None]).T)
         XF = X[:, F1] * y[:, None]

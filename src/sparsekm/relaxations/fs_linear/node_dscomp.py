@@ -14,7 +14,7 @@ s^2 / 2. The intervals come from the incumbent (:mod:`.node_bigm`: valid for eve
 better than it, narrowed at the root's and the parent's multipliers, so they tighten down the
 tree and with each new incumbent). g is maximised by column generation
 (:func:`~.node_form.column_generation`) with the big-M variant of the dense interior point
-(:func:`~sparsekm.solvers.node_ipm.ipm_node_dual_bigm`, m <= NATIVE_MAX_M, no solver named) or
+(:func:`~sparsekm.engines.node_ipm.ipm_node_dual_bigm`, m <= NATIVE_MAX_M, no solver named) or
 the dual SOCP :func:`node_dscomp_qp` through the solver layer (any SOCP solver).
 
 A consequence measured in the docs (``docs/guides/fs_linear_node_bounds.md``): intervals drawn
@@ -102,7 +102,7 @@ def node_dscomp_qp(problem: FSLinearProblem, task: NodeTask, W: np.ndarray, lo: 
 def _native(problem: FSLinearProblem, task: NodeTask, box: tuple[np.ndarray, np.ndarray],
             W: np.ndarray, start: np.ndarray | None
             ) -> tuple[np.ndarray | None, np.ndarray | None, str]:
-    from sparsekm.solvers.node_ipm import ipm_node_dual_bigm
+    from sparsekm.engines.node_ipm import ipm_node_dual_bigm
 
     X, y, C = problem.X, problem.y, float(problem.C)
     lo, hi = box

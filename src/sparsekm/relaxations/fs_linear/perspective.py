@@ -11,7 +11,7 @@ so every feasible alpha gives a lower bound on (2) by weak duality, and max g = 
 = SCoP (11) (Theorem 3.6) by conic strong duality. :func:`perspective_bound` is the
 certificate (used for DSCoP's bound whatever solver produced the multipliers, including a
 first-order one); the relaxation ``perspective-dual`` maximises g directly: by default with the
-structured interior-point method :mod:`sparsekm.solvers.perspective_ipm` on a working set of
+structured interior-point method :mod:`sparsekm.engines.perspective.ipm` on a working set of
 features (column generation: features whose s_j^2 exceeds the B-th largest in the set enter
 until none does), or, when a solver is named, as a CVXPY model (m + n variables instead of
 DSCoP's 3n + m + 1).
@@ -78,7 +78,7 @@ def _start_rows(problem: FSLinearProblem, rows: int) -> np.ndarray:
 
 def native_perspective_dual(problem: FSLinearProblem, *, extra: int = 50,
                             rows: int = ROWS_START, tol: float = 1e-9) -> Result:
-    """max g by :func:`~sparsekm.solvers.perspective_ipm.solve_perspective_dual` on a working
+    """max g by :func:`~sparsekm.engines.perspective.ipm.solve_perspective_dual` on a working
     set R of samples (alpha_i = 0 outside R) and W of features, certified on all samples and
     features at every round.
 
@@ -91,7 +91,7 @@ def native_perspective_dual(problem: FSLinearProblem, *, extra: int = 50,
     ``objective`` = ``bound`` = the best certificate; the extras hold the working-set sizes,
     rounds, interior-point iterations and the last relative gap.
     """
-    from sparsekm.solvers.perspective_ipm import solve_perspective_dual
+    from sparsekm.engines.perspective.ipm import solve_perspective_dual
 
     t0 = time.perf_counter()
     p = problem

@@ -7,7 +7,7 @@ elementwise functions of the aggregate ``S = sum_{j : beta_j = 1} g_j`` of per-f
 removes the columns ``r``; its kernel row ``i`` costs O(m (1 + #changes)) from the centre's
 aggregate ``S``, so an SMO run on a neighbour never forms the m x m matrix.
 
-Row kinds of :func:`sparsekm.solvers.smo.engine.kernel_row`: ``MASKED_POLY`` and
+Row kinds of :func:`sparsekm.engines.smo.engine.kernel_row`: ``MASKED_POLY`` and
 ``MASKED_RBF`` with ``X = S`` (m, m), ``sq`` = the changed columns stacked (``(n_add + n_rem)
 * m``, added first) and ``kpar = [kind, scale, degree, shift, n_add, n_rem]``. The same
 :func:`masked_row` builds full matrices (:func:`masked_matrix`), so a row and the matching

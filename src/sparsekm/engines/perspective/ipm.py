@@ -25,8 +25,8 @@ Its output needs no certificate of its own: callers evaluate g at the returned m
 The relaxed selection is v_j = z_j0 + z_j1 (the cone multipliers), in [0, 1].
 
 This module is the path-following loop; the standard form G x + s = h is in
-:mod:`.perspective_form`, the cone algebra and the NT scaling in :mod:`.perspective_cones`,
-the Newton system in :mod:`.perspective_kkt`.
+:mod:`.form`, the cone algebra and the NT scaling in :mod:`.cones`,
+the Newton system in :mod:`.kkt`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .perspective_cones import (
+from .cones import (
     NTScaling,
     jordan_divide,
     jordan_product,
@@ -43,8 +43,8 @@ from .perspective_cones import (
     nt_scaling,
     update_nt_scaling,
 )
-from .perspective_form import PerspectiveData, apply_g, apply_g_transpose, right_hand_side
-from .perspective_kkt import SPLIT_RATIO, KKTSystem  # noqa: F401  (SPLIT_RATIO: re-exported)
+from .form import PerspectiveData, apply_g, apply_g_transpose, right_hand_side
+from .kkt import SPLIT_RATIO, KKTSystem  # noqa: F401  (SPLIT_RATIO: re-exported)
 
 __all__ = ["PerspectiveDualSolution", "solve_perspective_dual"]
 

@@ -4,7 +4,7 @@ Methods with independent work (multistart, enumeration) call ``executor.map(fn, 
 results come back in the order of ``items``, so a seeded method returns the same answer whatever
 the number of workers. A long run of many small tasks (the tree search) opens a persistent
 :meth:`Executor.session` instead: the same worker processes (or Dask workers) for the whole
-run, so data is shipped to each of them once (:mod:`sparsekm.worker_pool`).
+run, so data is shipped to each of them once (:mod:`.pool`).
 """
 
 from __future__ import annotations
@@ -79,11 +79,11 @@ class Executor:
 
     @contextmanager
     def session(self, warm: Callable[[], Any] | None = None) -> Iterator[Any]:
-        """A persistent :class:`~sparsekm.worker_pool.WorkerPool` for a run: this process
+        """A persistent :class:`~sparsekm.parallel.pool.WorkerPool` for a run: this process
         (``workers=1``), ``workers`` local processes started once (each first runs
         ``warm()``), or the Dask client's workers. Nested sessions reuse the open pool (a
         heuristic's sub-search shares it)."""
-        from sparsekm.worker_pool import DaskPool, LocalPool, SerialPool
+        from .pool import DaskPool, LocalPool, SerialPool
 
         if self._pool is not None:
             try:

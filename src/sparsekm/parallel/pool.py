@@ -5,7 +5,7 @@ sends thousands of small tasks over a run and wants each worker to keep what it 
 problem's data, caches) from one task to the next. A pool here is a fixed set of *slots*; the
 caller sends a task to a chosen slot (``submit``) and collects whatever finished (``wait``).
 Because the caller knows which slot ran what, it can ship data to each slot once and keep
-per-slot state in sync (:mod:`sparsekm.algorithms.tree.dispatch`).
+per-slot state in sync (:mod:`.slots`).
 
 * :class:`SerialPool` runs a task in this process when it is submitted (one slot);
 * :class:`LocalPool` keeps ``n`` spawned processes for its lifetime, one pipe each, BLAS

@@ -5,7 +5,7 @@ For one Nesterov-Todd scaling W, solves [[P, A', G'], [A, 0, 0], [G, 0, -W'W]] (
 H = D + Q diag(w) Q' + QF QF' bordered by tau and y'alpha (:class:`KKTSystem`). H is
 factorised densely in m or split into a dense block of the free samples and a
 Sherman-Morrison-Woodbury block in feature space (:class:`HSolver`; see
-:mod:`.perspective_ipm` for when and why).
+:mod:`.ipm` for when and why).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from .perspective_cones import NTScaling
-from .perspective_form import PerspectiveData, apply_g, apply_g_transpose
+from .cones import NTScaling
+from .form import PerspectiveData, apply_g, apply_g_transpose
 
 __all__ = ["SPLIT_RATIO", "HSolver", "KKTSystem", "gram_lower"]
 

@@ -7,8 +7,8 @@ value is ``UB(beta) = min_alpha f(alpha, beta)`` -- the alpha-subproblem (3), so
 at tolerance 1e-5 on the kernel of the mask's recipe (:mod:`.recipe`) at its first visit and
 cached -- and every search keeps the best mask met (first strict minimum in visit order).
 
-:class:`PathEvaluator` answers by solving every mask, in order (the *plain* path);
-:class:`~.fast.FastEvaluator` gives the same answers while solving only the masks it must.
+:class:`PlainEvaluator` answers by solving every mask, in order (the *plain* path);
+:class:`~.screened.ScreenedEvaluator` gives the same answers while solving only the masks it must.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from .evaluator import alpha_subproblem, mask_result
 from .recipe import Recipe, RecipeKernels, changes, mask_key
 from .search import improves
 
-__all__ = ["PathEvaluator"]
+__all__ = ["PlainEvaluator"]
 
 
-class PathEvaluator:
+class PlainEvaluator:
     """The plain path: every visited mask is solved by libsvm, in the searches' order."""
 
     fast = False

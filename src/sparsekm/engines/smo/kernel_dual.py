@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from sparsekm.data.checks import check_labels
+from sparsekm.solvers.result import Result, Termination
 
-from ..result import Result, Termination
 from .certificate import linearized_bound
 from .engine import FIRST_ORDER, HINGE, LOGISTIC, SECOND_ORDER, objective, smo_solve, workspace
 from .kernel_source import KernelSource

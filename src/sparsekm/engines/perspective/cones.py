@@ -4,7 +4,7 @@ Every operation is vectorised over the rows of a p x 3 array (one 3-dimensional 
 feature of the working set): the Jordan product and division, the largest step to the cones'
 boundary, and the NT scaling W with its update in the scaled space (CVXOPT's formulas,
 Vandenberghe, "The CVXOPT linear and quadratic cone program solvers", 2010, Sections 4 and 7).
-Used by :mod:`.perspective_ipm` and its Newton system :mod:`.perspective_kkt`.
+Used by :mod:`.ipm` and its Newton system :mod:`.kkt`.
 """
 
 from __future__ import annotations

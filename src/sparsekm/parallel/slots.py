@@ -1,11 +1,16 @@
-"""The worker side of the tree search, and the driver's book of what each worker holds.
+"""Stateful tasks on a pool: the worker side of a long parallel search, and the driver's book
+of what each worker holds (the tree search of :mod:`sparsekm.algorithms.tree` runs on it).
 
 A task is :func:`run_task`: the worker looks its problem up by fingerprint in a per-process
 cache (:data:`_WORK`); the problem object travels only with the first task a worker gets for it,
 and the shared log only as the entries that worker has not seen yet (:class:`Slots` keeps
-count). Nothing is shipped per node but the node itself.
+count). Nothing is shipped per task but the task's own arguments.
 
-Workers that are still starting take no task (:meth:`~sparsekm.worker_pool.WorkerPool.
+A *problem* here is any object with ``new_cache()`` (its per-worker caches), ``restore(arrays,
+info)`` (the root phase's state) and the methods the tasks name, each called as
+``problem.<op>(work, *args, deadline)``.
+
+Workers that are still starting take no task (:meth:`~sparsekm.parallel.pool.WorkerPool.
 ready_slots`); while *no* worker is ready, tasks run in this process, in an extra slot
 (:attr:`Slots.local`), so a search never waits for start-up. Every task depends only on its
 arguments, so where it runs changes nothing but the time.
@@ -20,12 +25,23 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from sparsekm.solvers.plan import Deadline
-from sparsekm.worker_pool import Done, run_inline
+from sparsekm.deadline import Deadline
 
-from .protocol import Data, Outcome, TreeProblem, Work
+from .pool import Done, run_inline
 
-__all__ = ["Slots", "forget", "run_task"]
+__all__ = ["Slots", "Work", "forget", "run_task"]
+
+Data = dict[str, Any]        # plain arrays: what crosses a process boundary
+
+
+@dataclass
+class Work:
+    """A worker's state for one problem: the problem (shipped once), the shared log up to the
+    current batch, and the problem's own caches (``cache``, built by its ``new_cache()``)."""
+
+    problem: Any
+    shared: list[Data] = field(default_factory=list)
+    cache: Any = None
 
 _WORK: OrderedDict[tuple[str, int], Work] = OrderedDict()   # (fingerprint, slot) -> state
 _LOCK = threading.Lock()     # Dask workers may share a process (threads, processes=False)
@@ -37,12 +53,12 @@ class Sync:
     """What a worker is missing of a search, sent with its next task: the problem (first task
     only), the root phase's state (once, after the root), new shared-log entries."""
 
-    problem: TreeProblem | None = None
+    problem: Any = None
     root: tuple[Data, dict[str, Any]] | None = None
     delta: list[Data] = field(default_factory=list)
 
 
-def _work(fp: str, slot: int, problem: TreeProblem | None) -> Work:
+def _work(fp: str, slot: int, problem: Any) -> Work:
     with _LOCK:
         work = _WORK.get((fp, slot))
         if work is None:
@@ -57,8 +73,9 @@ def _work(fp: str, slot: int, problem: TreeProblem | None) -> Work:
 
 
 def run_task(fp: str, slot: int, sync: Sync, op: str, args: tuple, remaining: float) -> Any:
-    """``problem.<op>(work, *args, deadline)`` on this worker: ``process`` bounds a node
-    (:meth:`TreeProblem.process`); a root heuristic may name another method."""
+    """``problem.<op>(work, *args, deadline)`` on this worker (the tree search: ``process``
+    bounds a node; a root heuristic may name another method). A result with ``seconds`` and
+    ``cpu`` fields gets the task's wall and CPU time."""
     work = _work(fp, slot, sync.problem)
     if sync.root is not None:
         work.problem.restore(*sync.root)
@@ -66,7 +83,7 @@ def run_task(fp: str, slot: int, sync: Sync, op: str, args: tuple, remaining: fl
     deadline = Deadline(None if math.isinf(remaining) else max(remaining, 1e-6))
     t0, c0 = time.perf_counter(), time.process_time()
     out = getattr(work.problem, op)(work, *args, deadline)
-    if isinstance(out, Outcome):
+    if hasattr(out, "seconds") and hasattr(out, "cpu"):
         out.seconds, out.cpu = time.perf_counter() - t0, time.process_time() - c0
     return out
 
@@ -87,7 +104,7 @@ class Slots:
     once; how much of the shared log), which slots are busy, and the in-process slot
     :attr:`local` used while no worker is ready."""
 
-    def __init__(self, pool: Any, problem: TreeProblem, fp: str) -> None:
+    def __init__(self, pool: Any, problem: Any, fp: str) -> None:
         self.pool, self.problem, self.fp = pool, problem, fp
         self.local = pool.size
         n = pool.size + 1

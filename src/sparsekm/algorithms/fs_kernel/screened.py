@@ -32,18 +32,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sparsekm.engines.smo import ABOVE, BELOW
 from sparsekm.models.fs_kernel import FSKernelProblem
 from sparsekm.solvers import SolverPlan
-from sparsekm.solvers.smo import ABOVE, BELOW
 
 from .batch import Batch
 from .evaluator import SVM_TOL, alpha_subproblem
-from .path import PathEvaluator
+from .plain import PlainEvaluator
 from .recipe import Recipe, changes_many, mask_key, unpack
 from .refine import Refiner, refine_many
 from .search import REL_TOL
 
-__all__ = ["FastEvaluator", "make_evaluator"]
+__all__ = ["ScreenedEvaluator", "make_evaluator"]
 
 SMO_CAP = 1000  # SMO iterations per refinement before falling back to libsvm
 W_SHARE = 0.5  # share of the non-support vectors in the working set (closest to the margin)
@@ -71,8 +71,8 @@ class Context:
     XTW: np.ndarray
 
 
-class FastEvaluator(PathEvaluator):
-    """Same answers as :class:`PathEvaluator`; solves only the masks that decide them."""
+class ScreenedEvaluator(PlainEvaluator):
+    """Same answers as :class:`PlainEvaluator`; solves only the masks that decide them."""
 
     fast = True
 
@@ -376,6 +376,8 @@ class FastEvaluator(PathEvaluator):
 
 
 def make_evaluator(problem: FSKernelProblem, plan: SolverPlan | None, fast: bool,
-                   threads: int | None = None) -> PathEvaluator:
-    """The plain (:class:`PathEvaluator`) or the fast evaluator: the same answers."""
-    return FastEvaluator(problem, plan, threads=threads) if fast else PathEvaluator(problem, plan)
+                   threads: int | None = None) -> PlainEvaluator:
+    """The plain (:class:`PlainEvaluator`) or the screened evaluator: the same answers."""
+    if fast:
+        return ScreenedEvaluator(problem, plan, threads=threads)
+    return PlainEvaluator(problem, plan)

@@ -13,7 +13,7 @@ C = 1), one swap search from the top B of the full SVM ended on average 30 % abo
 support any variant found, and 10 restarts brought that to 5 %
 (``benchmarks/results/fs_linear_fast.md``).
 
-Every support is solved by the native linear SVM (:mod:`sparsekm.solvers.linear_svm`), so
+Every support is solved by the native linear SVM (:mod:`sparsekm.engines.linear_svm`), so
 the objective is the exact value of the returned point (w, b) and the SVM (1) optimum of its
 support up to a certified relative gap ``tol``. A heuristic: status ``feasible``, unless the
 perspective bound at the dual points met (certified, paper D's dual of (13)) closes the gap.
@@ -121,8 +121,8 @@ def fast_incumbent(problem: FSLinearProblem, plan: SolverPlan,
 def warm_up() -> None:
     """Load the compiled code of ``fast`` (the native SVM's both methods, the swap scores) by
     a search on a tiny seeded problem (:func:`sparsekm.registry.load_compiled`)."""
-    from sparsekm.solvers.linear_svm import solve_linear_svm
-    from sparsekm.solvers.smo import load_engine
+    from sparsekm.engines.linear_svm import solve_linear_svm
+    from sparsekm.engines.smo import load_engine
 
     load_engine()    # the full SVM's dual beyond 400 columns (madelon) is the SMO engine's
     rng = np.random.default_rng(0)

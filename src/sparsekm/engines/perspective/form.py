@@ -1,10 +1,10 @@
-"""The standard form G x + s = h of the perspective dual (see :mod:`.perspective_ipm`).
+"""The standard form G x + s = h of the perspective dual (see :mod:`.ipm`).
 
 x = (alpha, tau, t). The slack s = h - G x has a linear part (alpha, C - alpha, tau, t) >= 0
 and, per feature j of the working set, the 3-vector s_j = ((t_j + tau + 1)/2,
 (t_j + tau - 1)/2, q_j'alpha) in the second-order cone: (q_j'alpha)^2 <= t_j + tau (paper D,
 Lemma 4.3). The operators G x, G' z and the offset h are shared by the interior-point method
-and its Newton system (:mod:`.perspective_kkt`).
+and its Newton system (:mod:`.kkt`).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from sparsekm.parallel.slots import Work
 from sparsekm.solvers import Termination
 
 if TYPE_CHECKING:
@@ -109,16 +110,6 @@ class Start:
     stats: dict[str, float] = field(default_factory=dict)
     arrays: Data = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class Work:
-    """A worker's state for one problem: the problem (shipped once), the shared log up to the
-    current batch, and the problem's own caches (``cache``, built by :meth:`new_cache`)."""
-
-    problem: TreeProblem
-    shared: list[Data] = field(default_factory=list)
-    cache: Any = None
 
 
 class TreeProblem:

@@ -35,7 +35,7 @@ the tuple ``ks`` of :mod:`.rows`), the kinds ``HINGE`` / ``LOGISTIC`` / ``FIRST_
 ``MASKED_RBF``, ``ipow``, ``masked_diag``, ``masked_matrix``, ``masked_row``,
 ``masked_segment``, ``masked_upper``, ``upper_segment``, ``stack_columns``) with ``upper_decide`` /
 ``upper_gradient`` (:mod:`.upper_decide`: SMO on a dense block's upper triangle).
-Algorithms import these names from ``sparsekm.solvers.smo`` only.
+Algorithms import these names from ``sparsekm.engines.smo`` only.
 
 Every solve returns the one :class:`~sparsekm.solvers.Result` with ``objective`` (the dual
 value, minimised), a certified ``bound``, ``values`` alpha, b, rho, dual_coef, support and

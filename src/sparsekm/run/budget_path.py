@@ -1,8 +1,8 @@
 """``sparsekm path fs-linear``: paper D's FS-SVM (2) for a range of budgets B (and penalties C).
 
-One path (:func:`sparsekm.algorithms.fs_linear.path.fs_linear_path`): ``fast`` at every (B, C),
-then every support found re-solved wherever it fits, so each entry is at or below ``fast`` at
-its (B, C), the objective never increases with B and never decreases with C. JSON: one object
+One path (:func:`sparsekm.algorithms.fs_linear.budget_path.fs_linear_path`): ``fast`` at every
+(B, C), then every support found re-solved wherever it fits, so each entry is at or below ``fast``
+at its (B, C), the objective never increases with B and never decreases with C. JSON: one object
 whose ``entries`` hold, per (C, B), the support, the objective, the
 certified lower bound, train accuracy, test accuracy (with ``--test-size``) and, with
 ``--bound``, the perspective bound (relaxation ``perspective-dual``) and its gap.
@@ -73,7 +73,7 @@ def parse_penalties(text: str) -> list[float]:
 
 def run_path(call: Call) -> dict[str, Any]:
     """The path of FS-SVM (2): the JSON payload of ``sparsekm path fs-linear``."""
-    from sparsekm.algorithms.fs_linear.path import fs_linear_path
+    from sparsekm.algorithms.fs_linear.budget_path import fs_linear_path
     from sparsekm.algorithms.fs_linear.swap import SwapOptions
 
     own = call.own

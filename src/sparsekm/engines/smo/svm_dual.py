@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from sparsekm.data.checks import check_labels
+from sparsekm.solvers.result import DEFAULT_GAP_TOL, Result, Termination, relative_gap
 
-from ..result import DEFAULT_GAP_TOL, Result, Termination, relative_gap
 from .certificate import svm_duality
 from .libsvm import fit_libsvm
 
@@ -116,7 +116,7 @@ class SVMDualOptions:
         whose kernels are known to be valid.
     backend : ``"libsvm"`` (scikit-learn's compiled libsvm, called directly), ``"svc"``
         (through ``SVC``), ``"smo"`` (sparsekm's compiled SMO engine,
-        :func:`~sparsekm.solvers.smo.solve_kernel_dual`: second-order working set,
+        :func:`~sparsekm.engines.smo.solve_kernel_dual`: second-order working set,
         shrinking) or ``"auto"``: libsvm for a cold start, the engine when ``alpha0`` is
         given (libsvm cannot warm start). Measured cold, same process, precomputed rbf
         kernels, m = 3000, C = 1 / 10 / 100 (``benchmarks/results/sklr_engine.md``): the

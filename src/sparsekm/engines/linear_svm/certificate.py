@@ -6,7 +6,7 @@ For alpha in [0, C] with y'alpha = 0 and w(alpha) = X'(alpha * y):
     P(w, b) = 1/2 ||w||^2 + C sum_i max(0, 1 - y_i (w'x_i + b)),
 
 with b* the exact minimiser of the hinge sum for fixed w (a kink of a convex piecewise-linear
-function, found after one sort). The same certificate as :mod:`sparsekm.solvers.smo.certificate`
+function, found after one sort). The same certificate as :mod:`sparsekm.engines.smo.certificate`
 (kernel form), here on explicit columns and in numba for the inner loops of paper D's searches.
 """
 

@@ -1,0 +1,69 @@
+"""The one time budget of a run: a :class:`Deadline`, passed down as an object, never a global.
+
+A command's clock starts with its process (the CLI passes the moment :mod:`sparsekm` was
+imported), a bench run's with its child process; every method, node solve and worker reads the
+same :class:`Deadline`, so ``--time-limit`` covers start-up and every part of the work.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+__all__ = ["Deadline"]
+
+
+class Deadline:
+    """A global wall-clock budget: ``remaining()`` seconds (inf without a limit).
+
+    ``elapsed()`` counts from the clock's start; the budget ends ``time_limit`` seconds after
+    ``since`` (a ``time.perf_counter()`` reading; default: now), so a command's limit can
+    cover its own start-up (the CLI passes the process's start).
+    """
+
+    def __init__(self, time_limit: float | None, since: float | None = None) -> None:
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError(f"time limit {time_limit} must be > 0 seconds (or None)")
+        self.t0 = time.perf_counter()
+        self.limit = time_limit
+        self.end = math.inf if time_limit is None else \
+            (self.t0 if since is None else since) + time_limit
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Sent to another process as wall-clock readings (``perf_counter`` has no meaning
+        outside this one), so a worker, local or on Dask, stops at the same moment."""
+        now_p, now_w = time.perf_counter(), time.time()
+        return {"limit": self.limit, "t0_wall": now_w - (now_p - self.t0),
+                "end_wall": self.end if math.isinf(self.end) else now_w + (self.end - now_p)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        now_p, now_w = time.perf_counter(), time.time()
+        self.limit = state["limit"]
+        self.t0 = now_p - (now_w - state["t0_wall"])
+        end = state["end_wall"]
+        self.end = end if math.isinf(end) else now_p + (end - now_w)
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def remaining(self) -> float:
+        return max(0.0, self.end - time.perf_counter())
+
+    def expired(self) -> bool:
+        return self.remaining() <= 0.0
+
+    def part(self, share: float = 1.0, less: float = 0.0) -> Deadline:
+        """A clock for part of the work: ``share`` of the time left, ending at least ``less``
+        seconds before this one (at least 10 ms; without a limit, none)."""
+        r = self.remaining()
+        if math.isinf(r):
+            return Deadline(None)
+        return Deadline(max(min(share * r, r - less), 0.01))
+
+    def cap(self, t: float | None = None) -> float | None:
+        """min(t, remaining) as a solver time limit (None = no limit)."""
+        r = self.remaining()
+        if t is None:
+            return None if math.isinf(r) else max(r, 0.01)
+        return max(min(t, r), 0.01)
