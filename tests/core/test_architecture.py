@@ -7,7 +7,8 @@
     or package is named with a problem prefix (``estimators/fs_linear_cv.py`` belongs at
     ``estimators/fs_linear/cv.py``);
 (d) imports go one way (cli / estimators / experiments -> algorithms -> models, relaxations
-    -> solvers), module-level and inside functions alike, relative imports resolved.
+    -> solvers), module-level and inside functions alike, relative imports resolved; models
+    never run the solver layer (no ``solve``, no adapter).
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ IMPORT_RULES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (FOUNDATIONS, ("solvers", "engines", "models", "relaxations")),
     (("solvers",), ("engines", "models", "relaxations")),
     (("engines",), ("models", "relaxations")),
+    # a model is built, never solved, below the algorithms: the read-back that solves it and
+    # says what its bound certifies is sparsekm.algorithms.solve_formulation (the compiled
+    # engines, for a support's exact value, stay allowed)
+    (("models",), ("solvers.api", "solvers.solve", "solvers.pyomo_adapter",
+                   "solvers.cvxpy_adapter", "solvers.ipopt_adapter")),
     (("algorithms",), ("estimators", "cli", "experiments", "run")),
     (("cli",), ("experiments",)),
     (("experiments",), ("cli",)),
@@ -217,9 +223,10 @@ def layering_offenders(mods: tuple[Module, ...]) -> list[str]:
 def test_imports_go_one_way() -> None:
     """Foundations (data, kernels, parallel) import no solver, engine, model or relaxation;
     solvers (the backends) import no engine, model or relaxation; engines no model or
-    relaxation; models/relaxations/solvers/engines and the foundations never import
-    algorithms, estimators, cli, experiments or run; algorithms never import estimators, cli,
-    experiments or run; cli and experiments never import each other (both may import run)."""
+    relaxation; models no solve and no solver adapter; models, relaxations, solvers, engines
+    and the foundations never import algorithms, estimators, cli, experiments or run;
+    algorithms never import estimators, cli, experiments or run; cli and experiments never
+    import each other (both may import run)."""
     offenders = layering_offenders(modules())
     assert not offenders, _report("imports against the layering", offenders)
 
@@ -236,10 +243,12 @@ def test_the_checks_see_the_source() -> None:
     assert probe.layer == "relaxations"
     inside = Module("sparsekm.models.probe", "sparsekm/models/probe.py", "", ast.parse(
         "def f():\n    import importlib\n    from .. import run\n"
-        "    importlib.import_module('sparsekm.cli.app')\n"))
+        "    importlib.import_module('sparsekm.cli.app')\n"
+        "    from sparsekm.solvers import ProblemClass, solve\n"))
     assert layering_offenders((probe, inside)) == [
         "sparsekm/models/probe.py:3 (models) imports sparsekm.run",
         "sparsekm/models/probe.py:4 (models) imports sparsekm.cli.app",
+        "sparsekm/models/probe.py:5 (models) imports sparsekm.solvers.solve",
         "sparsekm/relaxations/smkl/conic.py:3 (relaxations) imports sparsekm.algorithms"]
 
 

@@ -17,9 +17,9 @@ from sparsekm.algorithms.fs_linear import solve_fs_linear
 from sparsekm.algorithms.fs_linear.budget_path import fs_linear_path
 from sparsekm.algorithms.fs_linear.iterated_swap import iterated_search
 from sparsekm.algorithms.fs_linear.swap import grow_support, swap_search
+from sparsekm.algorithms.svm import solve_svm
 from sparsekm.engines.linear_svm import decide_below, solve_linear_svm
 from sparsekm.models.fs_linear import FSLinearProblem
-from sparsekm.models.svm import solve_svm
 from sparsekm.solvers import SolverPlan
 
 

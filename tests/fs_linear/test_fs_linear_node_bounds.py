@@ -16,8 +16,8 @@ from fs_linear_instances import INSTANCES, enum_opt, get, prob
 
 from sparsekm import registry
 from sparsekm.algorithms.fs_linear import solve_fs_linear
+from sparsekm.algorithms.svm import solve_svm
 from sparsekm.models.fs_linear import FSLinearProblem
-from sparsekm.models.svm import solve_svm
 from sparsekm.parallel import Executor
 from sparsekm.relaxations.fs_linear.node import PerspectiveNode, node_certificate, solve_node
 from sparsekm.relaxations.fs_linear.node_bigm import bigm_certificate, incumbent_intervals

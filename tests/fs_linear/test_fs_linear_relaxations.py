@@ -9,7 +9,7 @@ import pytest
 from fs_linear_instances import INSTANCES, enum_opt, get, prob
 
 from sparsekm import registry
-from sparsekm.models.svm import solve_svm
+from sparsekm.algorithms.svm import solve_svm
 from sparsekm.relaxations.fs_linear import (
     bigm_tightening,
     perspective_bound,

@@ -18,8 +18,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from sparsekm import declare
 
 from .check_read import Point, read_point
@@ -87,181 +85,16 @@ def _support(point: Point, ds: Any, src: str) -> list[int] | None:
     return None
 
 
-def _kth(values: np.ndarray, k: int) -> float:
-    """The k-th largest of ``values`` (0 when there are fewer)."""
-    if values.size < k or k <= 0:
-        return 0.0
-    return float(np.sort(values)[::-1][k - 1])
-
-
-def _indicators(point: Point, w: np.ndarray | None, n: int, B: int, eq: bool
-                ) -> tuple[dict[str, float], list[int] | None]:
-    """Violations of BigMP's v (or z, the selection of the tree search), or CoP's u (binary,
-    budget, w_j = 0 where off), and the support they mark."""
-    out: dict[str, float] = {}
-    for base, on in (("v", lambda x: x > 0.5), ("z", lambda x: x > 0.5),
-                     ("u", lambda x: x < 0.5)):
-        vec = point.vector(base, n)
-        if vec is None:
-            continue
-        x = np.asarray(vec)
-        out[f"{base}_binary"] = float(np.abs(x - np.round(x)).max())
-        count = float(np.round(x).sum())
-        target = n - B if base == "u" else B
-        diff = target - count if base == "u" else count - target
-        out[f"{base}_budget"] = abs(diff) if eq else max(diff, 0.0)
-        sel = [j for j in range(n) if on(x[j])]
-        if w is not None:
-            off = np.setdiff1d(np.arange(n), sel)
-            out[f"{base}_link"] = float(np.abs(w[off]).max(initial=0.0))
-        return out, sel
-    return out, None
-
-
-def _svm_on(problem: Any, S: list[int]) -> tuple[float, float]:
-    """The SVM (1) on the columns S: (its value at the solver's point, the certified lower
-    bound D(alpha)); no column: C min_b sum_i max(0, 1 - y_i b), exactly."""
-    from sparsekm.engines.linear_svm import best_intercept, solve_linear_svm
-
-    if not S:
-        y = np.asarray(problem.y, dtype=float)
-        b = float(best_intercept(np.zeros(y.size), y))
-        val = problem.C * float(np.maximum(0.0, 1.0 - y * b).sum())
-        return val, val
-    fit = solve_linear_svm(problem.X[:, S], problem.y, problem.C)
-    return float(fit.primal), float(fit.dual)
-
-
-def check_fs_linear(problem: Any, point: Point, ds: Any, src: str) -> dict[str, Any]:
-    """FS-SVM (2): margins Xi (3), xi >= 0, ||w||_0 <= B, BigMP's v / CoP's u when given."""
-    from sparsekm.engines.linear_svm import best_intercept
-
-    n, m, B = problem.n, problem.m, problem.B
-    _sizes(point, {"w": n, "b": 0, "xi": m, "v": n, "z": n, "u": n, "W": n, "s": n, "Zw": -1,
-                   "Zv": -1, "Z": -1}, src)
-    given = _support(point, ds, src)
-    w_list = point.vector("w", n)
-    w = None if w_list is None else np.asarray(w_list)
-    ind, marked = _indicators(point, w, n, B, problem.cardinality == "eq")
-    if w is None and given is None and marked is None:
-        raise UserError(f"{src}: the solution gives no w, no support and no indicators "
-                        "(v, z or u)")
-    viol: dict[str, float] = {}
+def _values(point: Point, sizes: dict[str, int]) -> dict[str, Any]:
+    """The point's variables of the problem as arrays (a scalar as a float): what
+    :meth:`~sparsekm.models.problem.Problem.check_point` reads."""
     out: dict[str, Any] = {}
-    if w is not None:
-        b = point.scalar("b")
-        f = problem.X @ w
-        if b is None:
-            b = float(best_intercept(f, np.asarray(problem.y, dtype=float)))
-            out["b_note"] = "b not in the file: the b minimising the hinge sum for this w"
-        f = f + b
-        hinge = np.maximum(0.0, 1.0 - problem.y * f)
-        out["objective"] = 0.5 * float(w @ w) + problem.C * float(hinge.sum())
-        out["b"] = b
-        xi = point.vector("xi", m)
-        if xi is not None:
-            xi = np.asarray(xi)
-            viol["margin"] = float(np.maximum(0.0, 1.0 - problem.y * f - xi).max())
-            viol["xi_nonneg"] = float(np.maximum(0.0, -xi).max())
-            out["objective_with_file_xi"] = 0.5 * float(w @ w) + problem.C * float(xi.sum())
-        viol["cardinality"] = _kth(np.abs(w), B + 1)
-    viol.update(ind)
-    if given is not None:
-        S = given
-    elif marked is not None:
-        S = marked
-    else:
-        order = np.argsort(-np.abs(w), kind="stable")
-        S = sorted(int(j) for j in order[:B] if abs(w[j]) > 0.0)
-    viol["support_size"] = float(max(len(S) - B, 0))
-    t0, c0 = time.perf_counter(), time.process_time()
-    value, bound = _svm_on(problem, S)
-    out.update(support=S, support_names=[ds.feature_names[j] for j in S],
-               support_objective=value, support_bound=bound,
-               support_gap=(value - bound) / max(abs(value), 1e-12),
-               support_time_s=round(time.perf_counter() - t0, 6),
-               support_cpu_s=round(time.process_time() - c0, 6))
-    if "objective" not in out:
-        out["objective"] = value
-        out["objective_note"] = "a support only: the objective is its SVM's"
-    return {"violations": viol, **out}
-
-
-def check_fs_kernel(problem: Any, point: Point, ds: Any, src: str) -> dict[str, Any]:
-    """MINLP (4) of paper A: beta binary with exactly B ones, 0 <= alpha <= C, y'alpha = 0;
-    value min over alpha of f(alpha, beta) re-solved (certified interval)."""
-    from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual
-    from sparsekm.kernels import kernel_matrix
-
-    n, m, B, C = problem.n, problem.m, problem.B, problem.C
-    _sizes(point, {"alpha": m, "beta": n, "s": -1}, src)
-    given = _support(point, ds, src)
-    beta = point.vector("beta", n)
-    if beta is None and given is None:
-        raise UserError(f"{src}: the solution gives neither beta nor a support")
-    x = np.zeros(n) if beta is None else np.asarray(beta)
-    if beta is None:
-        x[given] = 1.0
-    viol = {"beta_binary": float(np.abs(x - np.round(x)).max()),
-            "budget": abs(float(np.round(x).sum()) - B)}
-    S = given if given is not None else sorted(int(j) for j in np.flatnonzero(x > 0.5))
-    K = kernel_matrix(problem.X[:, S], **problem.kernel_params()) if S else \
-        np.full((m, m), problem.coef0 ** problem.degree if problem.kernel == "poly" else 1.0)
-    out: dict[str, Any] = {}
-    alpha = point.vector("alpha", m)
-    if alpha is not None:
-        a = np.asarray(alpha)
-        viol["alpha_box"] = float(max(np.maximum(-a, 0).max(), np.maximum(a - C, 0).max()))
-        viol["balance"] = abs(float(problem.y @ a))
-        c = a * problem.y
-        out["objective"] = 0.5 * float(c @ K @ c) - float(a.sum())
-    res = solve_svm_dual(K, problem.y, C, options=SVMDualOptions(tol=1e-9, check_input=False))
-    value, bound = float(res.objective), float(res.bound)
-    out.update(support=S, support_names=[ds.feature_names[j] for j in S],
-               support_objective=value, support_bound=bound,
-               support_gap=(value - bound) / max(abs(value), 1e-12))
-    out.setdefault("objective", value)
-    return {"violations": viol, **out}
-
-
-def check_smkl(problem: Any, point: Point, ds: Any, src: str) -> dict[str, Any]:
-    """(4) of paper B: beta >= 0, sum beta = 1, at most k0 kernels; value (4) at beta."""
-    from sparsekm.models.smkl.objective import evaluate
-
-    q = problem.q
-    _sizes(point, {"beta": q, "z": q, "omega": q, "eta": 0, "theta": 0, "sigma": problem.m,
-                   "gamma": problem.m, "tau": -1}, src)
-    beta = point.vector("beta", q)
-    if beta is None:
-        raise UserError(f"{src}: the solution gives no beta (one weight per kernel)")
-    x = np.asarray(beta)
-    viol = {"beta_nonneg": float(np.maximum(-x, 0).max()), "simplex": abs(float(x.sum()) - 1),
-            "cardinality": _kth(x, problem.k0 + 1)}
-    ev = evaluate(problem, np.clip(x, 0.0, None))
-    S = [int(i) for i in np.flatnonzero(x > 0)]
-    return {"violations": viol, "objective": ev.value, "objective_upper": ev.upper,
-            "support": S, "support_kernels": [problem.labels[i] for i in S]}
-
-
-def check_minmax_fs(problem: Any, point: Point, ds: Any, src: str) -> dict[str, Any]:
-    """(14) of paper E: gamma >= 0; value C2 ||gamma||_p^p + (1 - C2) V(gamma), V re-solved."""
-    from sparsekm.models.minmax_fs.lower import lower_level
-
-    n, m = problem.n, problem.m
-    _sizes(point, {"gamma": n, "alpha": m, "nu": 0, "lambda0": m, "lambdaC": m, "z": 0}, src)
-    gamma = point.vector("gamma", n)
-    if gamma is None:
-        raise UserError(f"{src}: the solution gives no gamma (one weight per feature)")
-    g = np.asarray(gamma)
-    viol = {"gamma_nonneg": float(np.maximum(-g, 0).max())}
-    ll = lower_level(problem, np.clip(g, 0.0, None))
-    return {"violations": viol, "objective": problem.objective(ll.gamma, ll.value),
-            "objective_upper": problem.objective(ll.gamma, ll.primal),
-            "support": [int(j) for j in np.flatnonzero(g > 0)]}
-
-
-CHECKS = {"fs-linear": check_fs_linear, "fs-kernel": check_fs_kernel, "smkl": check_smkl,
-          "minmax-fs": check_minmax_fs}
+    for base, size in sizes.items():
+        if size > 0:
+            out[base] = point.vector(base, size)
+        elif size == 0:
+            out[base] = point.scalar(base)
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def run_check(call: Call) -> dict[str, Any]:
@@ -270,27 +103,35 @@ def run_check(call: Call) -> dict[str, Any]:
 
     name = call.command.problem
     own = call.own
-    if own["solution"] is None:
+    src = own["solution"]
+    if src is None:
         raise UserError("SOLUTION: give the solution file to check")
-    point = read_point(own["solution"], own["sidecar"])
+    point = read_point(src, own["sidecar"])
     split = prepare(call.opts)
     problem = call.build(problem_info(name).cls, split.train.X, split.train.y)
     ready()
+    sizes = problem.variable_sizes()
+    _sizes(point, sizes, src)
+    support = _support(point, split.ds, src)
     t0, c0 = time.perf_counter(), time.process_time()
-    report = CHECKS[name](problem, point, split.ds, own["solution"])
-    viol = report.pop("violations")
-    worst = max(viol, key=viol.get) if viol else None
-    largest = float(viol[worst]) if worst else 0.0
-    feasible = largest <= own["tol"]
-    return {"problem": name, "solution": own["solution"], "format": point.kind,
+    try:
+        checked = problem.check_point(_values(point, sizes), support)
+    except ValueError as exc:
+        raise UserError(f"{src}: {exc}") from None
+    report = checked.to_dict(own["tol"])
+    feasible = report["feasible"]
+    if checked.support is not None and name in ("fs-linear", "fs-kernel"):
+        report["support_names"] = [split.ds.feature_names[j] for j in checked.support]
+    for key in ("support_objective", "support_bound", "support_gap"):
+        if report.get(key) is None:
+            report.pop(key, None)
+    return {"problem": name, "solution": src, "format": point.kind,
             "values_read": point.count, "data": split.ds.name, "m": problem.m, "n": problem.n,
             "params": problem.params() if name != "smkl" else
             {k: v for k, v in problem.params().items() if k != "kernels"},
             "data_sha256": data_sha256(problem.X, problem.y),
-            "status": "feasible" if feasible else "infeasible", "feasible": feasible,
-            "max_violation": largest, "worst": worst, "tol": own["tol"],
-            "violations": viol, "objective_in_file": point.objective,
-            "file_status": point.status, **report,
+            "status": "feasible" if feasible else "infeasible", **report,
+            "objective_in_file": point.objective, "file_status": point.status,
             "time_s": round(time.perf_counter() - t0, 6),
             "cpu_s": round(time.process_time() - c0, 6)}
 
@@ -300,6 +141,7 @@ def check_commands() -> dict[str, Command]:
     return CHECK_COMMANDS
 
 
+CHECKED = ("fs-linear", "fs-kernel", "smkl", "minmax-fs")
 CHECK_COMMANDS = {
     name: Command("check", name, run_check,
                   f"Check a point of {name} computed elsewhere: feasibility (largest "
@@ -307,5 +149,5 @@ CHECK_COMMANDS = {
                   "infeasible, 2 when the file is malformed.",
                   kind=None, own=CheckOwn, run_options=RUN_OPTIONS,
                   run_defaults=(("scale", "minmax11"),) if name == "minmax-fs" else ())
-    for name in CHECKS
+    for name in CHECKED
 }

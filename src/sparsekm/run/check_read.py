@@ -59,9 +59,12 @@ def _bad(src: str, why: str) -> UserError:
 
 
 def _add(point: Point, base: str, index: Any, val: Any, src: str) -> None:
+    where = f"{base}{'' if index is None else f'[{index}]'}"
     if isinstance(val, bool) or not isinstance(val, int | float) or math.isnan(float(val)):
-        raise _bad(src, f"{base}{'' if index is None else f'[{index}]'} = {val!r} is not a "
-                   "number")
+        raise _bad(src, f"{where} = {val!r} is not a number")
+    if not math.isfinite(float(val)):      # 1e400 is read as inf: not a point of any problem
+        raise _bad(src, f"{where} = {val!r} is not a finite number (written as "
+                   f"{'-' if val < 0 else ''}inf or beyond 1.8e308)")
     point.values.setdefault(base, {})[index] = float(val)
     point.count += 1
 

@@ -20,7 +20,7 @@ __all__ = ["Search", "solve_fs_linear"]
 def _run(problem: FSLinearProblem, entry: Any, plan: SolverPlan, options: dict[str, Any]
          ) -> Result:
     """With B >= n every method returns the certified optimum of the plain SVM (1)."""
-    from sparsekm.models.fs_linear import plain_svm_result
+    from .points import plain_svm_result
 
     if problem.unconstrained:
         return plain_svm_result(problem, plan, method=entry.name)

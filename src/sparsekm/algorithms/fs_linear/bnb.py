@@ -33,7 +33,7 @@ from sparsekm.algorithms.tree import (
     run,
 )
 from sparsekm.declare import Annotated
-from sparsekm.models.fs_linear import FSLinearProblem, support_result
+from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.registry import register
 from sparsekm.relaxations.fs_linear.node import solve_node
 from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeTask
@@ -56,6 +56,7 @@ from .bnb_rules import (
 )
 from .common import Search
 from .iterated_swap import warm_up as fast_warm_up
+from .points import support_result
 
 __all__ = ["BRANCHING", "LinearTree", "NodeRules", "ROOT_SEARCHES", "RootSearch", "bnb",
            "fast_support"]

@@ -20,11 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from sparsekm.models.fs_linear import FSLinearProblem, support_result
+from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.solvers import Result, SolverPlan
 
 from .common import Search
 from .heuristic import run_strategy
+from .points import support_result
 
 __all__ = ["Incumbent", "ROOT_HEURISTICS", "RootContext", "fast_support"]
 

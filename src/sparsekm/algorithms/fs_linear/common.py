@@ -16,11 +16,11 @@ from sparsekm.models.fs_linear import (
     add_new_feature_cut,
     add_objective_cut,
     cop_model,
-    solve_formulation,
-    support_result,
 )
 from sparsekm.solvers import Result, SolverPlan, Termination
 
+from ..formulation import solve_formulation
+from .points import support_result
 from .specs import COP_FORM, K_EXCESS, RHO, STRATEGIES, STRATEGY
 
 __all__ = ["STRATEGIES", "Search", "dscop_ranking", "finish", "rank_features",
@@ -84,10 +84,10 @@ def solve_restricted(problem: FSLinearProblem, plan: SolverPlan, K: Sequence[int
         return Result(termination=Termination.TIME_LIMIT, method="cop", problem="fs-linear",
                       message="no time left for CoP(K) (16)")
     sub = replace(problem, cardinality="le") if problem.cardinality != "le" else problem
-    mdl = cop_model(sub, form=cop_form, K=K)
+    mdl = cop_model(sub, form=cop_form, K=K, ub=ub)
     add_objective_cut(mdl, ub)
     add_new_feature_cut(mdl, new_features)
-    return solve_formulation(sub, mdl, plan, time_limit=plan.clock.cap(plan.subproblem_time_limit))
+    return solve_formulation(sub, mdl, plan, time_limit=plan.subproblem_time_limit)
 
 
 def top_b_incumbent(problem: FSLinearProblem, plan: SolverPlan, order: np.ndarray) -> Result:

@@ -9,18 +9,13 @@ from typing import Any
 import numpy as np
 
 from sparsekm.declare import Annotated, Spec
-from sparsekm.models.fs_linear import (
-    FSLinearProblem,
-    bigm_model,
-    cop_model,
-    estimate_big_m,
-    solve_formulation,
-)
+from sparsekm.models.fs_linear import FSLinearProblem, bigm_model, cop_model, estimate_big_m
 from sparsekm.models.fs_linear.specs import BIG_M
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolveFailedError, SolverPlan
 from sparsekm.solvers.result import Termination
 
+from ..formulation import solve_formulation
 from .specs import COP_FORM
 
 WARM_STARTS = ("kernel-search", "local-search", "heuristic", "fast")
@@ -124,8 +119,7 @@ def bigm(problem: FSLinearProblem, plan: SolverPlan, *,
 
     def build(start: Result | None) -> Any:
         ub = None if start is None else start.objective  # any feasible UB gives a valid M
-        chosen["M"] = M if M is not None else estimate_big_m(problem, ub=ub,
-                                                             qp_solver=plan.qp_solver)
+        chosen["M"] = M if M is not None else estimate_big_m(problem, ub=ub)
         return bigm_model(problem, chosen["M"])
 
     res = _solve_miqp(problem, plan, build, "bigm", warm)
@@ -148,5 +142,7 @@ def cop(problem: FSLinearProblem, plan: SolverPlan, *,
     paper configs run it.
     """
     plan = plan.start()
-    return _solve_miqp(problem, plan, lambda start: cop_model(problem, form=cop_form), "cop",
-                       warm)
+    def build(start: Result | None) -> Any:   # the links' UB: the warm start's value, if any
+        return cop_model(problem, form=cop_form, ub=None if start is None else start.objective)
+
+    return _solve_miqp(problem, plan, build, "cop", warm)

@@ -14,10 +14,11 @@ import time
 import numpy as np
 
 from sparsekm.models.fs_linear import FSLinearProblem, point_result
-from sparsekm.models.svm import solve_svm
 from sparsekm.parallel import as_executor
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination
+
+from ..svm import solve_svm
 
 MAX_SUPPORTS = 20_000
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from sparsekm.declare import Annotated, Spec, with_
-from sparsekm.models.fs_linear import SR_FORMS, FSLinearProblem, sr_dlmp_model, support_result
+from sparsekm.models.fs_linear import SR_FORMS, FSLinearProblem, sr_dlmp_model
 from sparsekm.models.fs_linear.specs import BIG_M
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination, relative_gap, solve
@@ -16,6 +16,7 @@ from sparsekm.specs import GAP_TOL, MAX_ITER
 
 from .common import Search, dscop_ranking, finish, rank_features
 from .heuristic import run_strategy
+from .points import support_result
 
 S_ADD = Spec("Features K+ (largest u~_j - u~_j^2 outside K) added to the kernel K per "
              "iteration of the exact procedure (Algorithm 4).", ge=1, flag="--s")

@@ -13,6 +13,7 @@ from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan, Termination
 from sparsekm.specs import TIME_LIMIT
 
+from ..svm import solve_svm
 from .common import Search, dscop_ranking, finish
 from .kernel_search import kernel_search
 from .local_search import local_search
@@ -61,7 +62,9 @@ def heuristic(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Se
     if not plan.clock.expired():
         M, _, _ = bigm_tightening(p, best.objective, plan,
                                   time_limit=plan.clock.cap(tighten_time_limit))
-        thr = float(np.abs(svm_weights(p, plan.qp_solver)).sum() / p.B)
+        w_svm = svm_weights(p) if plan.qp_solver is None else \
+            solve_svm(p.X, p.y, p.C, solver=plan.qp_solver)[0]
+        thr = float(np.abs(w_svm).sum() / p.B)
         info.update(M=M, svm_l1_over_B=thr, test9=bool(thr > M))
         if thr > M and not plan.clock.expired():
             r2 = dscop_ranking(p, plan, relaxation="dscomp", M=M)

@@ -17,8 +17,9 @@ every algorithm minimizes ``score = sign * objective`` with ``sign = +1`` (paper
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from sparsekm.kernels import KernelSpec, kernel_decision, mask_from_indices
 from sparsekm.registry import register_problem
 from sparsekm.specs import COEF0, DEGREE, GAMMA, PENALTY
 
-from ..problem import Problem, check_budget
+from ..problem import PointCheck, Problem, check_budget, finite_point
 
 __all__ = ["SENSES", "FSKernelProblem", "decision_values", "random_masks"]
 
@@ -67,6 +68,10 @@ class FSKernelProblem(Problem):
                                "paper: minimize it as (4) is printed (the paper's tables).",
                                choices=SENSES)
     spec: KernelSpec = field(init=False, repr=False)
+    variables: ClassVar[dict[str, str]] = {
+        "alpha": "alpha_i: SVM dual variable of row i",
+        "beta": "beta_j = 1 iff feature j is selected",
+        "s": "s_ih = sum_j g_j^ih beta_j (auxiliary, one per pair i <= h)"}
 
     def validate(self) -> None:
         self.B = check_budget(max(1, self.n // 2) if self.B is None else self.B, self.n)
@@ -99,6 +104,61 @@ class FSKernelProblem(Problem):
             raise ParamError("beta_in", f"shape {b.shape} with {int(b.sum())} ones",
                              f"give a mask of length n={self.n} with B={self.B} ones")
         return b.copy()
+
+
+    def variable_sizes(self) -> dict[str, int]:
+        return {"alpha": self.m, "beta": self.n, "s": -1}
+
+    def _kernel_on(self, S: Sequence[int]) -> np.ndarray:
+        """The kernel matrix on the features S (no feature: the constant kernel)."""
+        from sparsekm.kernels import kernel_matrix
+
+        if S:
+            return kernel_matrix(self.X[:, list(S)], **self.kernel_params())
+        const = self.coef0 ** self.degree if self.kernel == "poly" else 1.0
+        return np.full((self.m, self.m), const)
+
+    def support_value(self, support: Sequence[int]) -> tuple[float, float]:
+        """min over alpha of f(alpha, beta) (the dual (3) on the masked kernel) at the mask
+        ``support``, by the SMO engine: (its value at the engine's alpha, the certified
+        lower bound)."""
+        from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual
+
+        res = solve_svm_dual(self._kernel_on(sorted(int(j) for j in support)), self.y,
+                             self.C, options=SVMDualOptions(tol=1e-9, check_input=False))
+        return float(res.objective), float(res.bound)
+
+    def check_point(self, values: Mapping[str, Any],
+                    support: Sequence[int] | None = None) -> PointCheck:
+        """MINLP (4) of paper A: beta binary with exactly B ones, 0 <= alpha <= C and
+        y'alpha = 0 (when alpha is given); the objective f(alpha, beta) at the point, and
+        min over alpha of f at the mask (:meth:`support_value`)."""
+        vals = finite_point({k: v for k, v in values.items() if v is not None})
+        beta = vals.get("beta")
+        if beta is None and support is None:
+            raise ValueError("the point gives neither beta nor a support")
+        x = np.zeros(self.n)
+        if beta is None:
+            x[list(support or [])] = 1.0
+        else:
+            x = np.broadcast_to(beta, (self.n,)).astype(float)
+        viol = {"beta_binary": float(np.abs(x - np.round(x)).max()),
+                "budget": abs(float(np.round(x).sum()) - self.B)}
+        S = sorted({int(j) for j in support}) if support is not None else \
+            sorted(int(j) for j in np.flatnonzero(x > 0.5))
+        out = PointCheck(viol, support=S)
+        alpha = vals.get("alpha")
+        if alpha is not None:
+            a = np.broadcast_to(alpha, (self.m,))
+            viol["alpha_box"] = float(max(np.maximum(-a, 0).max(),
+                                          np.maximum(a - self.C, 0).max()))
+            viol["balance"] = abs(float(self.y @ a))
+            c = a * self.y
+            out.objective = 0.5 * float(c @ self._kernel_on(S) @ c) - float(a.sum())
+        out.support_objective, out.support_bound = self.support_value(S)
+        if out.objective is None:
+            out.objective = out.support_objective
+        return out
 
 
 def decision_values(spec: KernelSpec, beta: np.ndarray, X_sv: np.ndarray, coef: np.ndarray,

@@ -11,10 +11,11 @@ import numpy as np
 from sparsekm.registry import register
 from sparsekm.solvers import ProblemClass, declare_class
 
-from ..svm import margin_block, solve_svm, svm_objective
+from ..record import stamp
+from ..svm import margin_block, svm_objective
 from .problem import FSLinearProblem
 
-__all__ = ["bigm_model", "estimate_big_m", "svm_weights"]
+__all__ = ["bigm_model", "estimate_big_m", "link_bound", "svm_weights"]
 
 
 @register("fs-linear", "formulation", "bigm", paper="D", ref="eq. (6)", problem_class="MIQP")
@@ -42,11 +43,14 @@ def bigm_model(problem: FSLinearProblem, M: float, K: Iterable[int] | None = Non
     mdl.obj = pyo.Objective(expr=0.5 * pyo.quicksum(mdl.w[j] ** 2 for j in mdl.K)
                             + p.C * pyo.quicksum(mdl.xi[i] for i in mdl.I))
     mdl.fs_data = {"name": "bigm", "K": Kl, "M": M, "selector": "v"}
+    whole = len(Kl) == p.n
+    stamp(mdl, "fs-linear", "bigm", ref="paper D, eq. (6)", role="exact" if whole else
+          "restriction", note="" if whole else f"BigMP on {len(Kl)} of {p.n} features")
     return declare_class(mdl, ProblemClass.MIQP)
 
 
-def estimate_big_m(problem: FSLinearProblem, ub: float | None = None, method: str = "norm",
-                   qp_solver: str | None = None) -> float:
+def estimate_big_m(problem: FSLinearProblem, ub: float | None = None, method: str = "norm"
+                   ) -> float:
     """A big-M value M for BigMP (6) / SCoMP (12) / SR-DLMP (21) (Remark 3.2).
 
     ``method="norm"``: M = sqrt(2 UB) (always valid: 1/2 w_j^2 <= 1/2||w||^2 <= UB for every
@@ -54,35 +58,47 @@ def estimate_big_m(problem: FSLinearProblem, ub: float | None = None, method: st
     the SVM restricted to the B features of largest |w_j| in the plain SVM (1).
     ``method="svm"``: M = ||w*||_inf of (1), the common heuristic choice (NOT guaranteed valid).
     Proposition 4.1's tighter valid M: :func:`sparsekm.relaxations.fs_linear.bigm_tightening`.
+    The SVMs are solved by the native interior point (:func:`svm_weights`).
     """
     p = problem
     if method not in ("norm", "svm"):
         raise ValueError(f"method={method!r}: use 'norm' (valid) or 'svm' (heuristic)")
     if method == "norm" and ub is not None:  # any feasible point's value: no SVM to solve
         return float(math.sqrt(2.0 * ub))
-    w_svm = _svm(p, None, qp_solver)[0]
+    w_svm = _svm(p, None)[0]
     if method == "svm":
         return float(max(np.abs(w_svm).max(), 1e-6))
     if ub is None:
         top = np.argsort(-np.abs(w_svm), kind="stable")[:p.B]
-        ub = _svm(p, top, qp_solver)[1]
+        ub = _svm(p, top)[1]
     return float(math.sqrt(2.0 * ub))
 
 
-def svm_weights(problem: FSLinearProblem, qp_solver: str | None = None) -> np.ndarray:
-    """w of the plain SVM (1) on every feature (native interior-point method by default)."""
-    return _svm(problem, None, qp_solver)[0]
+def link_bound(problem: FSLinearProblem, K: Iterable[int] | None = None,
+               ub: float | None = None) -> float:
+    """A valid M for |w_j| <= M on the models restricted to K (Remark 3.2): sqrt(2 UB) with
+    UB = ``ub`` when given (only points better than it matter, as under the objective cut
+    (17)), else the value of a feasible support inside K: the SVM (1) on the min(B, |K|)
+    features of largest |w_j| in the SVM on K."""
+    if ub is not None and math.isfinite(ub):
+        return float(math.sqrt(2.0 * max(ub, 0.0)))
+    Kl = problem.subset(K)
+    if len(Kl) == problem.n:
+        return estimate_big_m(problem)
+    w_K = _svm(problem, np.asarray(Kl))[0]
+    top = np.argsort(-np.abs(w_K), kind="stable")[:min(problem.B, len(Kl))]
+    return float(math.sqrt(2.0 * _svm(problem, top)[1]))
 
 
-def _svm(p: FSLinearProblem, features: np.ndarray | None, qp_solver: str | None
-         ) -> tuple[np.ndarray, float]:
-    """(w, objective of (w, b)) of the SVM (1) on ``features``: the native interior-point
-    method by default (madelon, 2000 x 500: 1.9 s against Clarabel's 9 s), else ``qp_solver``
-    through the solver layer. The objective is recomputed from (w, b), so it is a feasible
-    point's value whatever the solver's accuracy."""
-    if qp_solver is not None:
-        w, _, obj = solve_svm(p.X, p.y, p.C, features=features, solver=qp_solver)
-        return w, obj
+def svm_weights(problem: FSLinearProblem) -> np.ndarray:
+    """w of the plain SVM (1) on every feature (the native interior-point method)."""
+    return _svm(problem, None)[0]
+
+
+def _svm(p: FSLinearProblem, features: np.ndarray | None) -> tuple[np.ndarray, float]:
+    """(w, objective of (w, b)) of the SVM (1) on ``features`` by the native interior-point
+    method (madelon, 2000 x 500: 1.9 s against Clarabel's 9 s). The objective is recomputed
+    from (w, b), so it is a feasible point's value whatever the engine's accuracy."""
     from sparsekm.engines.linear_svm import solve_linear_svm
 
     F = np.arange(p.n) if features is None else np.asarray(features, dtype=int)

@@ -8,6 +8,7 @@ from typing import Any
 from sparsekm.registry import register
 from sparsekm.solvers import ProblemClass, declare_class
 
+from ..record import stamp
 from ..svm import margin_block
 from .problem import FSLinearProblem
 
@@ -68,4 +69,7 @@ def sr_dlmp_model(problem: FSLinearProblem, K: Iterable[int], M: float | None = 
     declare_class(mdl, ProblemClass.MISOCP if Kset else ProblemClass.SOCP)
     mdl.fs_data = {"name": "sr_dlmp", "K": list(range(n)), "form": form, "M": M,
                    "Kbin": sorted(Kset), "selector": None}
-    return mdl
+    exact = len(Kset) == n
+    return stamp(mdl, "fs-linear", "sr-dlmp", ref="paper D, eq. (21)",
+                 role="exact" if exact else "relaxation", form=form,
+                 note=f"u binary on {len(Kset)} of {n} features")

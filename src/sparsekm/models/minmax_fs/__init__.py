@@ -1,7 +1,7 @@
 """Paper E (min-max feature weighting for nonlinear SVMs): problem, models, lower level."""
 
-from .lower import LowerLevel, kkt_residual, lower_level
-from .problem import MinMaxFSProblem, check_gamma
+from .lower import LowerLevel, check_gamma, kkt_residual, lower_level
+from .problem import MinMaxFSProblem
 from .pyomo_models import (
     check_model_size,
     epigraph_model,

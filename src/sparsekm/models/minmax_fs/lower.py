@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -27,9 +27,25 @@ from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual
 from sparsekm.kernels import anisotropic_rbf_kernel
 from sparsekm.kernels.anisotropic import pair_sq_diff_sum
 
-from .problem import MinMaxFSProblem, check_gamma
+__all__ = ["LowerLevel", "check_gamma", "kkt_residual", "lower_level", "penalty_gradient",
+           "svm_dual"]
 
-__all__ = ["LowerLevel", "kkt_residual", "lower_level", "penalty_gradient", "svm_dual"]
+
+class WeightingProblem(Protocol):
+    """What the lower level is solved on: a :class:`~.problem.MinMaxFSProblem` (X, y, C, C2,
+    p, n, its objective)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    C: float
+    C2: float
+    p: float
+
+    @property
+    def n(self) -> int: ...
+
+    def objective(self, gamma: np.ndarray, value: float) -> float: ...
+
 
 SVM_TOL = 1e-8  # the SVM's KKT tolerance inside the value function (gradients need it tight)
 ENGINES = ("libsvm", "smo")
@@ -86,7 +102,7 @@ class LowerLevel:
                 "lambda0": self.lambda0, "lambdaC": self.lambdaC}
 
 
-def lower_level(problem: MinMaxFSProblem, gamma: Any, *, alpha0: np.ndarray | None = None,
+def lower_level(problem: WeightingProblem, gamma: Any, *, alpha0: np.ndarray | None = None,
                 tol: float = SVM_TOL, K: np.ndarray | None = None,
                 engine: str = SVM_ENGINE) -> LowerLevel:
     """Solve the SVM dual (12) at ``gamma``: value, Danskin gradient and (18)-variables."""
@@ -120,7 +136,7 @@ def penalty_gradient(gamma: np.ndarray, p: float) -> np.ndarray:
         return p * np.power(gamma, p - 1.0)
 
 
-def kkt_residual(problem: MinMaxFSProblem, ll: LowerLevel) -> dict[str, float]:
+def kkt_residual(problem: WeightingProblem, ll: LowerLevel) -> dict[str, float]:
     """KKT residual of (20) at the completed point of ``ll`` (multiplier of (20b) = 0).
 
     ``stationarity``: max_j of the projected gradient of f = C2||g||_p^p + (1 - C2) V on
@@ -148,3 +164,22 @@ def kkt_residual(problem: MinMaxFSProblem, ll: LowerLevel) -> dict[str, float]:
     scaled = stat * float(g.max(initial=0.0)) / max(1.0, f)
     return {"kkt_residual": max(stat, comp, feas), "stationarity": stat,
             "complementarity": comp, "feasibility": feas, "scaled_stationarity": scaled}
+
+
+def check_gamma(gamma: Any, n: int, name: str = "gamma0") -> np.ndarray:
+    """A finite nonnegative weight vector of length n (a scalar is repeated)."""
+    try:
+        g = np.asarray(gamma, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={gamma!r} must be a number or {n} numbers >= 0") from None
+    if g.ndim == 0:
+        g = np.full(n, float(g))
+    if g.shape != (n,):
+        raise ValueError(f"{name} has shape {g.shape}; pass one weight per feature ({n}) or a "
+                         "scalar")
+    if not np.all(np.isfinite(g)):
+        raise ValueError(f"{name} contains NaN or inf; kernel weights must be finite")
+    if np.any(g < 0):
+        raise ValueError(f"{name} has negative entries (min {g.min():.3g}); kernel weights "
+                         "gamma_j of (13) must be >= 0")
+    return g.copy()

@@ -8,17 +8,20 @@ with G_gamma = diag(y) K_gamma diag(y) and K_gamma the anisotropic Gaussian kern
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sparsekm import declare
-from sparsekm.models.problem import Problem
+from sparsekm.models.problem import PointCheck, Problem, finite_point
 from sparsekm.registry import register_problem
 from sparsekm.specs import PENALTY
 
-__all__ = ["MinMaxFSProblem", "check_gamma"]
+from .lower import check_gamma, lower_level
+
+__all__ = ["MinMaxFSProblem"]
 
 
 @register_problem("minmax-fs", paper="E", title="Min-max feature weighting for nonlinear SVMs "
@@ -42,6 +45,33 @@ class MinMaxFSProblem(Problem):
     p: float = declare.field(1.0, "Exponent p of the penalty sum_j gamma_j^p (paper E: 1).",
                              gt=0, le=100)
 
+    variables: ClassVar[dict[str, str]] = {
+        "gamma": "gamma_j: weight of feature j in the kernel (13)",
+        "alpha": "alpha_i: lower-level SVM dual variable",
+        "nu": "nu: multiplier of y'alpha = 0 (18)",
+        "lambda0": "lambda0_i: multiplier of alpha_i >= 0 (18)",
+        "lambdaC": "lambdaC_i: multiplier of alpha_i <= C (18)",
+        "z": "z: epigraph variable of (19)"}
+
+    def variable_sizes(self) -> dict[str, int]:
+        return {"gamma": self.n, "alpha": self.m, "nu": 0, "lambda0": self.m,
+                "lambdaC": self.m, "z": 0}
+
+    def check_point(self, values: Mapping[str, Any],
+                    support: Sequence[int] | None = None) -> PointCheck:
+        """(14) of paper E: gamma >= 0; the value C2 ||gamma||_p^p + (1 - C2) V(gamma) with
+        V re-solved at gamma (its certified upper value in ``details``)."""
+        vals = finite_point({k: v for k, v in values.items() if v is not None})
+        gamma = vals.get("gamma")
+        if gamma is None:
+            raise ValueError("the point gives no gamma (one weight per feature)")
+        g = np.broadcast_to(gamma, (self.n,))
+        ll = lower_level(self, np.clip(g, 0.0, None))
+        return PointCheck({"gamma_nonneg": float(np.maximum(-g, 0).max())},
+                          objective=self.objective(ll.gamma, ll.value),
+                          support=[int(j) for j in np.flatnonzero(g > 0)],
+                          details={"objective_upper": self.objective(ll.gamma, ll.primal)})
+
     def penalty(self, gamma: np.ndarray) -> float:
         """``||gamma||_p^p = sum_j gamma_j^p`` (gamma >= 0)."""
         g = np.asarray(gamma, dtype=float)
@@ -55,22 +85,3 @@ class MinMaxFSProblem(Problem):
         """A start gamma (n,): ``None`` -> 1/n for every feature, a scalar -> that value for every
         feature (the NO-FS start of Algorithm 1), or a vector."""
         return check_gamma(1.0 / self.n if gamma0 is None else gamma0, self.n)
-
-
-def check_gamma(gamma: Any, n: int, name: str = "gamma0") -> np.ndarray:
-    """A finite nonnegative weight vector of length n (a scalar is repeated)."""
-    try:
-        g = np.asarray(gamma, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}={gamma!r} must be a number or {n} numbers >= 0") from None
-    if g.ndim == 0:
-        g = np.full(n, float(g))
-    if g.shape != (n,):
-        raise ValueError(f"{name} has shape {g.shape}; pass one weight per feature ({n}) or a "
-                         "scalar")
-    if not np.all(np.isfinite(g)):
-        raise ValueError(f"{name} contains NaN or inf; kernel weights must be finite")
-    if np.any(g < 0):
-        raise ValueError(f"{name} has negative entries (min {g.min():.3g}); kernel weights "
-                         "gamma_j of (13) must be >= 0")
-    return g.copy()

@@ -30,7 +30,8 @@ from sparsekm.declare import Annotated
 from sparsekm.registry import register
 from sparsekm.solvers import ProblemClass, declare_class
 
-from .problem import MinMaxFSProblem, check_gamma
+from .lower import check_gamma
+from .problem import MinMaxFSProblem
 from .specs import BOX, GAMMA, GAMMA0, OBJECTIVE, OBJECTIVES, START
 
 __all__ = ["MODEL_TERM_LIMIT", "check_model_size", "epigraph_model", "kernel_terms",

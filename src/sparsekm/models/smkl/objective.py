@@ -17,10 +17,23 @@ dominate). Before the engine shrank its working set, ABR took 1.0-5.7x libsvm's 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
-from .problem import SMKLProblem
+
+class KernelProblem(Protocol):
+    """What (4) is evaluated on: an :class:`~.problem.SMKLProblem` (its dictionary of base
+    kernels, labels, C, lambda, q and k0)."""
+
+    dictionary: Any
+    y: np.ndarray
+    C: float
+    lam: float
+    k0: int
+
+    @property
+    def q(self) -> int: ...
 
 __all__ = ["Evaluation", "evaluate", "smkl_objective", "solve_alpha"]
 
@@ -65,7 +78,7 @@ class Evaluation:
         return [int(i) for i in np.flatnonzero(self.beta > 0)]
 
 
-def evaluate(problem: SMKLProblem, beta: np.ndarray, alpha0: np.ndarray | None = None
+def evaluate(problem: KernelProblem, beta: np.ndarray, alpha0: np.ndarray | None = None
              ) -> Evaluation:
     """Solve the SVM (7) on K(beta) and evaluate (4) and its certified upper value."""
     beta = np.asarray(beta, dtype=float)
@@ -76,7 +89,7 @@ def evaluate(problem: SMKLProblem, beta: np.ndarray, alpha0: np.ndarray | None =
     return Evaluation(beta, alpha, b, dual + ridge, max(primal, dual) + ridge, d)
 
 
-def smkl_objective(problem: SMKLProblem, beta: np.ndarray) -> float:
+def smkl_objective(problem: KernelProblem, beta: np.ndarray) -> float:
     """Paper B, eq. (4) at ``beta``: max over alpha of the SVM dual on K(beta) + lam||beta||^2.
 
     ``beta`` must lie in the k0-sparse simplex (checked).

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sparsekm import declare
 from sparsekm.declare import ParamError
-from sparsekm.models.problem import Problem
+from sparsekm.models.problem import PointCheck, Problem, finite_point
 from sparsekm.registry import register_problem
 from sparsekm.specs import PENALTY
 
@@ -44,6 +45,11 @@ class SMKLProblem(Problem):
     normalize: str | None = declare.field(None, "Base kernels: none, or trace (scaled to "
                                           "trace m).", choices=("trace",))
     dictionary: Any = field(default=None, repr=False, compare=False)
+    variables: ClassVar[dict[str, str]] = {
+        "eta": "eta: intercept", "theta": "theta: epigraph of 1/2 a'K(beta)a (13)",
+        "sigma": "sigma_i: hinge slack of row i", "gamma": "gamma_i: (13)'s margin vector",
+        "beta": "beta_k: weight of kernel k", "omega": "omega_k >= beta_k^2 / z_k",
+        "z": "z_k = 1 iff kernel k is used", "tau": "tau_j: (15)'s eigen-blocks"}
 
     def validate(self) -> None:
         from sparsekm.kernels.dictionary import KernelDictionary
@@ -78,3 +84,27 @@ class SMKLProblem(Problem):
     def params(self) -> dict[str, Any]:
         return {"kernels": self.labels, "k0": self.k0, "C": self.C, "lam": self.lam,
                 "normalize": self.normalize}
+
+    def variable_sizes(self) -> dict[str, int]:
+        return {"beta": self.q, "z": self.q, "omega": self.q, "eta": 0, "theta": 0,
+                "sigma": self.m, "gamma": self.m, "tau": -1}
+
+    def check_point(self, values: Mapping[str, Any],
+                    support: Sequence[int] | None = None) -> PointCheck:
+        """(4) of paper B: beta >= 0, sum beta = 1, at most k0 kernels; the value of (4) at
+        beta (one SVM dual on K(beta)), with its certified upper value in ``details``."""
+        from .objective import evaluate
+
+        vals = finite_point({k: v for k, v in values.items() if v is not None})
+        beta = vals.get("beta")
+        if beta is None:
+            raise ValueError("the point gives no beta (one weight per kernel)")
+        x = np.broadcast_to(beta, (self.q,))
+        kth = float(np.sort(x)[::-1][self.k0]) if x.size > self.k0 else 0.0
+        viol = {"beta_nonneg": float(np.maximum(-x, 0).max()),
+                "simplex": abs(float(x.sum()) - 1), "cardinality": kth}
+        ev = evaluate(self, np.clip(x, 0.0, None))
+        S = [int(i) for i in np.flatnonzero(x > 0)]
+        return PointCheck(viol, objective=ev.value, support=S,
+                          details={"objective_upper": ev.upper,
+                                   "support_kernels": [self.labels[i] for i in S]})

@@ -4,9 +4,9 @@
   Xi (3) of paper D, added to a Pyomo model (BigMP, CoP, SR-DLMP and the SVM share it).
 * :func:`svm_primal_model` -- the SVM (1) as a Pyomo QP; with ``l1 > 0`` the elastic-net SVM
   baseline of paper D, Section 5.4 (EN-SVM: (1) + l1 ||w||_1).
-* :func:`svm_qp` / :func:`solve_svm` -- the same QP on a fixed support as a
-  :class:`~sparsekm.solvers.ConicQP`, solved through the solver layer (Clarabel natively by
-  default, any QP solver by name): the hot subproblem of paper D's algorithms.
+* :func:`svm_qp` -- the same QP on a fixed support as a :class:`~sparsekm.solvers.ConicQP`
+  (solved through the solver layer by :func:`sparsekm.algorithms.svm.solve_svm`: the hot
+  subproblem of paper D's algorithms).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import numpy as np
 
 from sparsekm.declare import Annotated, Spec
 from sparsekm.registry import register
-from sparsekm.solvers import ConicQP, SolveFailedError, solve
+from sparsekm.solvers import ConicQP
 
-__all__ = ["margin_block", "solve_svm", "svm_objective", "svm_primal_model", "svm_qp"]
+__all__ = ["margin_block", "svm_objective", "svm_primal_model", "svm_qp"]
 
 L1 = Spec("Weight of the l1 term sum_j |w_j| of EN-SVM (paper D Section 5.4); 0: the SVM "
           "(1).", ge=0, le=1e8)
@@ -105,26 +105,3 @@ def svm_qp(X: np.ndarray, y: np.ndarray, C: float, features: Sequence[int] | Non
     A = sp.vstack(rows, format="csc")
     return ConicQP(P, q, A, np.concatenate(rhs), [("nonneg", A.shape[0])],
                    names={"w": slice(0, k), "b": slice(k, k + 1)}, name="SVM (1)")
-
-
-def solve_svm(X: np.ndarray, y: np.ndarray, C: float, features: Sequence[int] | None = None,
-              l1: float = 0.0, solver: str | None = None) -> tuple[np.ndarray, float, float]:
-    """Solve the SVM (1) (or EN-SVM with ``l1 > 0``) restricted to ``features``.
-
-    Through the solver layer: Clarabel natively by default (tolerance 1e-10), or ``solver``.
-
-    Returns
-    -------
-    w : (n,) array, zero outside ``features``; b : float; objective : float
-        ``objective`` = 1/2||w||^2 + C sum xi (+ l1 ||w||_1), recomputed from (w, b).
-    """
-    n = X.shape[1]
-    F = np.arange(n) if features is None else np.asarray(sorted(set(features)), dtype=int)
-    res = solve(svm_qp(X, y, C, F, l1), solver=solver)
-    if not res.has_solution:
-        raise SolveFailedError(f"the SVM (1) on {F.size} features ended with status "
-                               f"{res.status.value} ({res.message}) on {res.solver}")
-    w = np.zeros(n)
-    w[F] = res.values["w"]
-    b = float(res.values["b"][0])
-    return w, b, svm_objective(X, y, C, w, b) + l1 * float(np.abs(w).sum())
