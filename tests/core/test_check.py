@@ -151,3 +151,39 @@ def test_positional_names_need_the_sidecar(tmp_path, optimum) -> None:
                    str(tmp_path / "bigm.nl.json"))
     assert out["feasible"] and out["support"] == []
     assert out["objective"] > ref["support_objective"]
+
+
+@pytest.mark.parametrize("text", [
+    '{"w": [1e400, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], "b": 0}',       # JSON 1e400: inf
+    "objective value: 3\nw(0) 1e400\nb 0\n",                            # a .sol line
+    "objective value: 3\nw(2) -inf\n",
+])
+def test_a_non_finite_value_is_refused(tmp_path, text) -> None:
+    """A w read as inf is no point of (2): exit 2 naming the value, never 'feasible,
+    objective inf'."""
+    sol = tmp_path / "inf.sol"
+    sol.write_text(text)
+    line = refused("check", "fs-linear", str(sol), *FS)
+    assert "is not a finite number" in line and str(sol) in line
+
+
+def test_the_problem_checks_its_own_points() -> None:
+    """Problem.check_point (the check command's and the read-back's) on hand-computed
+    points: the optimum of the SVM on a support is its exact value, a hand-made point's
+    objective and violations are computed from the data, inf is refused."""
+    from sparsekm.models.fs_linear import FSLinearProblem
+
+    X = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 1.0]])
+    y = np.array([1.0, 1.0, -1.0, -1.0])
+    p = FSLinearProblem(X, y, B=1, C=1.0)
+    # w = (1, 0, 0), b = 0: margins y_i w'x_i = 1, 0, 1, 0 -> hinge 0 + 1 + 0 + 1 = 2
+    chk = p.check_point({"w": [1.0, 0.0, 0.0], "b": 0.0, "v": [1, 0, 0]})
+    assert chk.objective == pytest.approx(0.5 + 2.0) and chk.feasible()
+    assert chk.support == [0] and chk.violations["v_budget"] == 0.0
+    two = p.check_point({"w": [1.0, 0.5, 0.0], "b": 0.0})
+    assert not two.feasible() and two.worst == "cardinality" and two.max_violation == 0.5
+    # SVM on feature 0: min 1/2 w^2 + sum hinge; w = 1, b = 0 is optimal (value 2.5)
+    val, bound = p.support_value([0])
+    assert val == pytest.approx(2.5, rel=1e-6) and bound <= val
+    with pytest.raises(ValueError, match=r"w\[1\] = inf is not a finite number"):
+        p.check_point({"w": [0.0, np.inf, 0.0]})

@@ -138,7 +138,8 @@ def finite_point(values: Mapping[str, Any]) -> dict[str, Any]:
         bad = np.flatnonzero(~np.isfinite(arr.ravel()))
         if bad.size:
             where = "" if arr.ndim == 0 else f"[{int(bad[0])}]"
-            raise ValueError(f"{name}{where} = {arr.ravel()[bad[0]]!r} is not a finite number")
+            raise ValueError(f"{name}{where} = {float(arr.ravel()[bad[0]])!r} is not a finite "
+                             "number")
         out[name] = float(arr) if arr.ndim == 0 else arr
     return out
 
