@@ -55,6 +55,7 @@ class Entry:
     aliases: tuple[str, ...] = ()
     warm_up: Callable[[], Any] | None = None
     node: Any = None     # a relaxation's node form (a branch and bound's node bound), if any
+    exports: tuple[Export, ...] = ()   # how ``sparsekm export`` writes it (:func:`exportable`)
 
     @property
     def citation(self) -> str:
@@ -179,8 +180,11 @@ def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
         node = getattr(func, _NODE_ATTR, None)
         if node is not None and kind != "relaxation":
             raise ValueError(f"{kind} {name!r}: only a relaxation has a node form")
+        exports = tuple(getattr(func, _EXPORT_ATTR, ()))
+        if exports and kind not in ("formulation", "relaxation"):
+            raise ValueError(f"{kind} {name!r}: only a formulation or a relaxation is exported")
         entry = Entry(key[0], kind, key[2], func, paper, ref, doc, problem_class,
-                      tuple(_key(a) for a in aliases), warm_up, node)
+                      tuple(_key(a) for a in aliases), warm_up, node, exports)
         old = _ENTRIES.get(key)
         if old is not None and (old.func.__module__, old.func.__qualname__) != \
                 (func.__module__, func.__qualname__):
@@ -207,6 +211,66 @@ def with_node_form(form: Any) -> Callable[[_F], _F]:
         return func
 
     return deco
+
+
+QUADRATIC = ("lp", "mps", "nl")     # a model of degree <= 2 (cones as quadratic rows)
+CONIC_SOC = ("lp", "mps", "nl", "cbf")
+CONIC_PSD = ("cbf",)
+NONLINEAR = ("nl",)
+_EXPORT_ATTR = "__sparsekm_exports__"
+
+
+@dataclass(frozen=True)
+class Export:
+    """How ``sparsekm export`` writes a registered formulation or relaxation as a file.
+
+    name : the ``--form`` name (unique per problem; an entry may offer several, e.g. CoP's
+        bilinear and perspective forms).
+    build : (problem, options) -> a Pyomo model or a CVXPY problem; ``options`` are the
+        export's declared options (``M``, ``K``, ``conic``, ...) and ``seed``; a builder that
+        chooses a value (a big-M) writes it back into ``options`` (the sidecar keeps it).
+    formats : the file formats that can hold it (``formats_for(options)`` narrows them).
+    integer : CVXPY variables written as integer columns (MISDP (13)'s z).
+    role : exact, relaxation or restriction ("": the entry's kind says: a relaxation's
+        bound, a formulation's optimum); a Pyomo model's own record says it when it has one.
+    """
+
+    name: str
+    build: Callable[[Any, dict[str, Any]], Any]
+    formats: tuple[str, ...]
+    integer: tuple[str, ...] = ()
+    note: str = ""
+    formats_for: Callable[[dict[str, Any]], tuple[str, ...]] | None = None
+    role: str = ""
+
+    def allowed(self, options: dict[str, Any]) -> tuple[str, ...]:
+        """The formats that can hold the form built with ``options``."""
+        return self.formats_for(options) if self.formats_for is not None else self.formats
+
+
+def exportable(*forms: Export) -> Callable[[_F], _F]:
+    """Decorator (below :func:`register`): the forms in which ``sparsekm export`` writes the
+    formulation or relaxation (:func:`export_forms`)."""
+
+    def deco(func: _F) -> _F:
+        setattr(func, _EXPORT_ATTR, forms)
+        return func
+
+    return deco
+
+
+def export_forms(problem: str) -> dict[str, tuple[Entry, Export]]:
+    """Every exportable form of ``problem``'s formulations and relaxations, by ``--form``
+    name: (its entry, its export)."""
+    out: dict[str, tuple[Entry, Export]] = {}
+    for kind in ("formulation", "relaxation"):
+        for e in entries(problem, kind):
+            for form in e.exports:
+                if form.name in out:
+                    raise ValueError(f"export form {form.name!r} of {problem} is declared by "
+                                     f"{out[form.name][0].name} and {e.name}")
+                out[form.name] = (e, form)
+    return out
 
 
 _WARM: set[tuple[str, str, str]] = set()

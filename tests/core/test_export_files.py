@@ -141,3 +141,45 @@ CPLEX = ('<?xml version = "1.0" standalone="yes"?>\n<CPLEXSolution version="1.2"
 def test_solution_readers(text, kind, values, objective) -> None:
     sol = parse_solution(text)
     assert sol.kind == kind and sol.values == values and sol.objective == objective
+
+
+def test_export_forms_come_from_the_registry(monkeypatch, tmp_path) -> None:
+    """``sparsekm export`` writes what the registry declares: every exportable form of every
+    problem is a choice of its export command, each declared by its own formulation or
+    relaxation; a formulation registered here with an export (a CoP with feature 0 forced
+    in, a restriction) reaches the command with no other edit, and its sidecar says what it
+    certifies."""
+    import pyomo.environ as pyo
+
+    from sparsekm import registry
+    from sparsekm.models.fs_linear import cop_model
+    from sparsekm.models.record import stamp
+    from sparsekm.run.export import EXPORT_COMMANDS
+    from sparsekm.run.export_forms import forms
+
+    for problem in registry.problems():
+        if registry.export_forms(problem):
+            assert problem in EXPORT_COMMANDS
+            assert set(forms(problem)) == set(registry.export_forms(problem))
+    assert {"bigm", "cop", "cop-perspective", "dscop", "box"} <= set(forms("fs-linear"))
+    monkeypatch.setattr(registry, "_ENTRIES", dict(registry._ENTRIES))
+
+    def build(problem, options):
+        model = cop_model(problem)
+        model.force = pyo.Constraint(expr=model.u[0] == 0)
+        return stamp(model, "fs-linear", "cop-with-0", ref="test", role="restriction")
+
+    @registry.register("fs-linear", "formulation", "cop-with-0", paper="test",
+                       ref="CoP (7) with feature 0 selected", problem_class="MINLP")
+    @registry.exportable(registry.Export("cop-with-0", build, registry.QUADRATIC))
+    def cop_with_0(problem):
+        """CoP (7) with u_0 = 0 (a test formulation)."""
+        return build(problem, {})
+
+    out = str(tmp_path / "c0.lp")
+    payload = run_json("export", "fs-linear", "--form", "cop-with-0", "--format", "lp",
+                       "--out", out, "--data", "cleveland", "--rows", "40", "--B", "2")
+    assert payload["certifies"] == "restricted subproblem"
+    side = json.loads((tmp_path / "c0.lp.json").read_text())
+    assert side["certifies"]["role"] == "restriction" and side["equation"].startswith("test")
+    assert "u(0)" in (tmp_path / "c0.lp").read_text()

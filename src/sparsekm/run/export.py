@@ -3,12 +3,14 @@
 The problem is built from the same declarations and the same data preparation as ``sparsekm
 solve`` (``--data``, ``--scale``, ``--test-size``, ``--B``, ``--C``, ...), so a file written
 here is the model a solve with the same flags works on. The form is one of the problem's
-registered formulations or relaxations (:mod:`.export_forms`), written by
-:func:`sparsekm.solvers.files.write_model`; beside the file, ``FILE.json`` (the sidecar)
-holds what QPLIB and CBLIB publish with an instance: the data's SHA-256, the parameters, the
-map from the file's variable names to the paper's (``w(3) -> w_3``), the objective's sense and
-constant, and the best known objective and certified bound when the instance library
-(``benchmarks/library/manifest.json``) holds this instance.
+registered formulations or relaxations (each declares its export in the registry:
+:mod:`.export_forms`), written by :func:`sparsekm.solvers.files.write_model`; beside the
+file, ``FILE.json`` (the sidecar) holds what QPLIB and CBLIB publish with an instance: the
+data's SHA-256, the parameters, the map from the file's variable names to the paper's
+(``w(3) -> w_3``), the objective's sense and constant, what the model certifies (exact,
+relaxation or restriction, with its record's fingerprint), and the best known objective and
+certified bound when the instance library (``benchmarks/library/manifest.json``) holds this
+instance.
 """
 
 from __future__ import annotations
@@ -219,13 +221,29 @@ def run_export(call: Call) -> dict[str, Any]:
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     sidecar = _sidecar(call, form, entry, problem, split.ds, written, sha, options)
     sidecar["class"] = model_class
+    sidecar["certifies"] = _certifies(model, form, entry)
     side_path = path.with_name(path.name + ".json")
     side_path.write_text(json.dumps(sidecar, indent=1, default=_plain) + "\n")
     return {"problem": name, "form": form_name, "equation": entry.citation, "format": fmt,
             "file": str(path), "sidecar": str(side_path), "class": sidecar["class"],
             "variables": written.variables, "integer": written.integer,
             "bytes": path.stat().st_size, "data_sha256": sha, "key": sidecar["key"],
-            "known": sidecar["known"], "time_s": round(wall, 6), "cpu_s": round(cpu, 6)}
+            "known": sidecar["known"], "certifies": sidecar["certifies"]["certifies"],
+            "time_s": round(wall, 6), "cpu_s": round(cpu, 6)}
+
+
+def _certifies(model: Any, form: Any, entry: Any) -> dict[str, Any]:
+    """What the written model certifies: its record (a Pyomo formulation of the toolkit),
+    else what the registry says of the form (a relaxation's bound, a formulation's
+    optimum)."""
+    from sparsekm.models.record import CERTIFIES, record_of
+
+    rec = record_of(model)
+    if rec is not None:
+        return rec.to_dict()
+    return {"problem": entry.problem, "formulation": entry.name, "form": form.name,
+            "ref": entry.citation, "role": form.role, "certifies": CERTIFIES[form.role],
+            "cuts": [], "note": form.note, "fingerprint": None}
 
 
 def _model_class(model: Any, form: Any) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from sparsekm.registry import register
+from sparsekm.registry import NONLINEAR, Export, exportable, register
 from sparsekm.solvers import ProblemClass, declare_class
 
 from .problem import FSKernelProblem
@@ -69,7 +69,17 @@ def _weighted_kernel_sum(mdl: Any, X: np.ndarray, w: Any, kernel: str, gamma: fl
     return pyo.quicksum(terms)
 
 
+def _export(relax: bool) -> Any:
+    def build(problem: FSKernelProblem, options: dict[str, Any]) -> Any:
+        return fs_kernel_minlp(problem, relax=relax, aux=options.get("aux", True))
+
+    return build
+
+
 @register("fs-kernel", "formulation", "minlp", paper="A", ref="eq. (4)", problem_class="MINLP")
+@exportable(Export("minlp", _export(False), NONLINEAR, role="exact"),
+            Export("minlp-relaxed", _export(True), NONLINEAR, role="relaxation",
+                   note="beta in [0, 1] (the Ipopt baseline)"))
 def fs_kernel_minlp(problem: FSKernelProblem, relax: bool = False, beta_start: Any = None,
                     aux: bool = True) -> Any:
     """Pyomo model of Paper A's MINLP (4) (or its relaxation with ``relax=True``).

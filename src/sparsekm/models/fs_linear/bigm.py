@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from sparsekm.registry import register
+from sparsekm.registry import QUADRATIC, Export, exportable, register
 from sparsekm.solvers import ProblemClass, declare_class
 
 from ..record import stamp
@@ -18,7 +18,16 @@ from .problem import FSLinearProblem
 __all__ = ["bigm_model", "estimate_big_m", "link_bound", "svm_weights"]
 
 
+def _export(problem: FSLinearProblem, options: dict[str, Any]) -> Any:
+    """BigMP (6) for ``sparsekm export``: the given M, or the valid sqrt(2 UB) (written back
+    into ``options`` for the sidecar)."""
+    M = options.get("M")
+    options["M"] = estimate_big_m(problem) if M is None else float(M)
+    return bigm_model(problem, options["M"])
+
+
 @register("fs-linear", "formulation", "bigm", paper="D", ref="eq. (6)", problem_class="MIQP")
+@exportable(Export("bigm", _export, QUADRATIC))
 def bigm_model(problem: FSLinearProblem, M: float, K: Iterable[int] | None = None) -> Any:
     """Pyomo MIQP BigMP (6): min 1/2||w||^2 + C sum xi over Xi (3) and Omega_M (4).
 

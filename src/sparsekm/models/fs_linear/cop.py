@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sparsekm.registry import register
+from sparsekm.registry import QUADRATIC, Export, exportable, register
 from sparsekm.solvers import ProblemClass, declare_class
 
 from ..record import stamp
@@ -18,8 +18,23 @@ __all__ = ["COP_FORMS", "cop_model"]
 COP_FORMS = ("bilinear", "perspective")
 
 
+def _export(form: str) -> Any:
+    def build(problem: FSLinearProblem, options: dict[str, Any]) -> Any:
+        model = cop_model(problem, form, K=options.get("K"))
+        options["M_links"] = model.fs_data["M"]
+        return model
+
+    return build
+
+
 @register("fs-linear", "formulation", "cop", paper="D", ref="eq. (7); CoP(K) eq. (16)",
           problem_class="MINLP")
+@exportable(Export("cop", _export("bilinear"), QUADRATIC,
+                   note="u_j w_j = 0 as printed (a nonconvex MIQCQP), with the linking rows "
+                        "|w_j| <= M (1 - u_j), M = sqrt(2 UB)"),
+            Export("cop-perspective", _export("perspective"), QUADRATIC,
+                   note="w_j^2 <= W_j s_j, s_j = 1 - u_j (an MISOCP; same set), with the "
+                        "linking rows |w_j| <= M s_j, M = sqrt(2 UB)"))
 def cop_model(problem: FSLinearProblem, form: str = "bilinear",
               K: Iterable[int] | None = None, ub: float | None = None) -> Any:
     """Pyomo model of CoP (7), or of the restricted CoP(K) (16) when ``K`` is given.

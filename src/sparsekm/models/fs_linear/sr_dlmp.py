@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sparsekm.registry import register
+from sparsekm.registry import QUADRATIC, Export, exportable, register
 from sparsekm.solvers import ProblemClass, declare_class
 
 from ..record import stamp
@@ -17,8 +17,14 @@ __all__ = ["SR_FORMS", "sr_dlmp_model"]
 SR_FORMS = ("paper", "perspective")
 
 
+def _export(problem: FSLinearProblem, options: dict[str, Any]) -> Any:
+    return sr_dlmp_model(problem, options.get("K") or [], M=options.get("M"))
+
+
 @register("fs-linear", "formulation", "sr-dlmp", paper="D", ref="eq. (21) (of (20))",
           problem_class="MISOCP")
+@exportable(Export("sr-dlmp", _export, QUADRATIC,
+                   note="binary u_j for j in --K (none: the SOCP DSCoP (13))"))
 def sr_dlmp_model(problem: FSLinearProblem, K: Iterable[int], M: float | None = None,
                   form: str = "perspective") -> Any:
     """Pyomo MISOCP SR-DLMP(K) (21) of paper D (the semi-relaxation SR-DSCoP(K) (20)).

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from sparsekm.declare import Annotated
-from sparsekm.registry import register
+from sparsekm.registry import NONLINEAR, QUADRATIC, Export, exportable, register
 from sparsekm.solvers import ProblemClass, declare_class
 
 from .lower import check_gamma
@@ -175,8 +175,21 @@ def _wolfe_terms(mdl: Any, problem: MinMaxFSProblem, K: Any,
     return obj18, row
 
 
+def _export(name: str) -> Any:
+    def build(problem: MinMaxFSProblem, options: dict[str, Any]) -> Any:
+        if name == "minmax":
+            return minmax_model(problem)
+        fn = epigraph_model if name == "epigraph" else single_level_model
+        return fn(problem, box=options.get("box", True),
+                  objective=options.get("objective", "printed"))
+
+    return build
+
+
 @register("minmax-fs", "formulation", "minmax", paper="E", ref="eq. (14)",
           problem_class="QP")
+@exportable(Export("minmax", _export("minmax"), QUADRATIC, role="restriction",
+                   note="(14) at gamma = 1/n (the start), a concave QP"))
 def minmax_model(problem: MinMaxFSProblem, *, gamma: Annotated[Any, GAMMA] = None) -> Any:
     """(14) at a fixed gamma: max over alpha of C2||gamma||_p^p + (1-C2)(e'a - 1/2 a'G a).
 
@@ -247,6 +260,7 @@ def _single_level(problem: MinMaxFSProblem, gamma0: Any, box: bool, start: dict 
 
 @register("minmax-fs", "formulation", "epigraph", paper="E", ref="eq. (15), (19)",
           problem_class="NLP")
+@exportable(Export("epigraph", _export("epigraph"), NONLINEAR))
 def epigraph_model(problem: MinMaxFSProblem, *, gamma0: Annotated[Any, GAMMA0] = None,
                    box: Annotated[bool, BOX] = True, start: Annotated[dict | None, START] = None,
                    objective: Annotated[str, OBJECTIVE] = "printed") -> Any:
@@ -256,6 +270,7 @@ def epigraph_model(problem: MinMaxFSProblem, *, gamma0: Annotated[Any, GAMMA0] =
 
 @register("minmax-fs", "formulation", "single-level", paper="E", ref="eq. (20)",
           problem_class="NLP")
+@exportable(Export("single-level", _export("single"), NONLINEAR))
 def single_level_model(problem: MinMaxFSProblem, *, gamma0: Annotated[Any, GAMMA0] = None,
                        box: Annotated[bool, BOX] = True,
                        start: Annotated[dict | None, START] = None,

@@ -22,11 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from sparsekm.registry import register
+from sparsekm.registry import CONIC_PSD, Export, exportable, register
 
 from .problem import SMKLProblem
 
-__all__ = ["conic_model", "misdp_model", "simultaneous_diagonalization"]
+__all__ = ["conic_export", "conic_model", "misdp_model", "simultaneous_diagonalization"]
 
 CONES = ("psd", "diag", "soc-basis", "soc-random", "3x3")
 
@@ -107,7 +107,22 @@ def conic_model(problem: SMKLProblem, *, integer: bool = False, cone: str = "psd
     return cp.Problem(obj, cons), handles
 
 
+def conic_export(cone: str) -> Any:
+    """The builder ``sparsekm export`` calls for (13) or a relaxation: :func:`conic_model` with
+    z in [0, 1] (MISDP (13) marks z integer in the file) and the export's ``n_vectors`` and
+    ``seed`` (the random vectors of (17))."""
+
+    def build(problem: SMKLProblem, options: dict[str, Any]) -> Any:
+        return conic_model(problem, integer=False, cone=cone,
+                           n_vectors=options.get("n_vectors", 100),
+                           seed=options.get("seed", 0))[0]
+
+    return build
+
+
 @register("smkl", "formulation", "misdp", paper="B", ref="eq. (13)", problem_class="MISDP")
+@exportable(Export("misdp", conic_export("psd"), CONIC_PSD, integer=("z",),
+                   note="z integer in [0, 1]: the binaries of (13)"))
 def misdp_model(problem: SMKLProblem) -> Any:
     """MISDP (13): exact reformulation of (4) with binaries z and the (m+1)x(m+1) PSD block.
 

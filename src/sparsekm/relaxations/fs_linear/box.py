@@ -19,10 +19,10 @@ import numpy as np
 from sparsekm.declare import Annotated
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.models.fs_linear.specs import BIG_M
-from sparsekm.registry import register, with_node_form
+from sparsekm.registry import CONIC_SOC, Export, exportable, register, with_node_form
 from sparsekm.solvers import Result, SolverPlan
 
-from .common import Relaxed, budget, need_big_m, solve_relaxed, xi_block
+from .common import Relaxed, budget, need_big_m, relaxed_export, solve_relaxed, xi_block
 from .node_box import BoxNode
 from .node_form import feasible_alpha
 
@@ -65,6 +65,8 @@ def build_box(problem: FSLinearProblem, M: float) -> Relaxed:
 @register("fs-linear", "relaxation", "box", paper="D", ref="eq. (8)", problem_class="QP",
           aliases=("boxmp",))
 @with_node_form(BoxNode())
+@exportable(Export("box", relaxed_export(lambda p, M: build_box(p, M), big_m=True),
+                   CONIC_SOC))
 def box(problem: FSLinearProblem, plan: SolverPlan, *,
         M: Annotated[float | None, BIG_M] = None) -> Result:
     """BoxMP (8): the continuous relaxation of BigMP (6) (equal to SMP (10), Theorem 3.3)."""

@@ -12,7 +12,8 @@ import numpy as np
 from sparsekm.models.fs_linear import FSLinearProblem, estimate_big_m
 from sparsekm.solvers import Result, SolverPlan, Termination, solve
 
-__all__ = ["Relaxed", "budget", "need_big_m", "solve_relaxed", "xi_block"]
+__all__ = ["Relaxed", "budget", "by_conic", "need_big_m", "relaxed_export", "solve_relaxed",
+           "xi_block"]
 
 
 @dataclass
@@ -58,6 +59,31 @@ def need_big_m(problem: FSLinearProblem, M: float | None) -> float:
     """M as given (its range is declared: :data:`~sparsekm.models.fs_linear.specs.BIG_M`) or
     the always-valid sqrt(2 UB) of Remark 3.2."""
     return estimate_big_m(problem) if M is None else float(M)
+
+
+def relaxed_export(build: Callable[..., Relaxed], big_m: bool = False, conic: bool = False
+                   ) -> Callable[[FSLinearProblem, dict[str, Any]], Any]:
+    """The builder ``sparsekm export`` calls for a relaxation: ``build(problem, M=, conic=)``'s
+    CVXPY problem, with the export's ``M`` (none: the valid sqrt(2 UB), written back into
+    the options for the sidecar) and ``conic`` when the relaxation takes them."""
+
+    def export(problem: FSLinearProblem, options: dict[str, Any]) -> Any:
+        kwargs: dict[str, Any] = {}
+        if big_m:
+            options["M"] = kwargs["M"] = need_big_m(problem, options.get("M"))
+        if conic:
+            kwargs["conic"] = options.get("conic", "soc")
+        return build(problem, **kwargs).problem
+
+    return export
+
+
+def by_conic(options: dict[str, Any]) -> tuple[str, ...]:
+    """The formats of a relaxation written with ``--conic sdp`` (PSD blocks: CBF only) or
+    soc (cones as quadratic rows too)."""
+    from sparsekm.registry import CONIC_PSD, CONIC_SOC
+
+    return CONIC_PSD if options.get("conic") == "sdp" else CONIC_SOC
 
 
 def _values(x: Any) -> np.ndarray | None:

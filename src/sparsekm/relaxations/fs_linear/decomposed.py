@@ -10,11 +10,19 @@ from __future__ import annotations
 from sparsekm.declare import Annotated, Spec
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.models.fs_linear.specs import BIG_M
-from sparsekm.registry import register, with_node_form
+from sparsekm.registry import CONIC_SOC, Export, exportable, register, with_node_form
 from sparsekm.solvers import Result, SolverPlan
 
 from .box import box_bound
-from .common import Relaxed, budget, need_big_m, solve_relaxed, xi_block
+from .common import (
+    Relaxed,
+    budget,
+    by_conic,
+    need_big_m,
+    relaxed_export,
+    solve_relaxed,
+    xi_block,
+)
 from .node_dscomp import DSCoMPNode
 from .perspective import perspective_bound
 
@@ -75,6 +83,8 @@ def build_dsmp(problem: FSLinearProblem, M: float, conic: str = "soc") -> Relaxe
 
 
 @register("fs-linear", "relaxation", "dscop", paper="D", ref="eq. (13)", problem_class="SOCP")
+@exportable(Export("dscop", relaxed_export(lambda p, conic: build_dscop(p, conic), conic=True),
+                   CONIC_SOC, formats_for=by_conic))
 def dscop(problem: FSLinearProblem, plan: SolverPlan, *,
           conic: Annotated[str, CONIC_FORM] = "soc") -> Result:
     """DSCoP (13): SCoP decomposed into n 3x3 blocks (equal to SCoP (11), Theorem 3.6)."""
@@ -83,6 +93,9 @@ def dscop(problem: FSLinearProblem, plan: SolverPlan, *,
 
 @register("fs-linear", "relaxation", "dscomp", paper="D", ref="eq. (14)", problem_class="SOCP")
 @with_node_form(DSCoMPNode())
+@exportable(Export("dscomp", relaxed_export(lambda p, M, conic: build_dscop(p, conic, M),
+                                            big_m=True, conic=True),
+                   CONIC_SOC, formats_for=by_conic))
 def dscomp(problem: FSLinearProblem, plan: SolverPlan, *,
            M: Annotated[float | None, BIG_M] = None,
            conic: Annotated[str, CONIC_FORM] = "soc") -> Result:
@@ -92,6 +105,9 @@ def dscomp(problem: FSLinearProblem, plan: SolverPlan, *,
 
 
 @register("fs-linear", "relaxation", "dsmp", paper="D", ref="eq. (15)", problem_class="SOCP")
+@exportable(Export("dsmp", relaxed_export(lambda p, M, conic: build_dsmp(p, M, conic),
+                                          big_m=True, conic=True),
+                   CONIC_SOC, formats_for=by_conic))
 def dsmp(problem: FSLinearProblem, plan: SolverPlan, *,
          M: Annotated[float | None, BIG_M] = None,
          conic: Annotated[str, CONIC_FORM] = "soc") -> Result:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from sparsekm.declare import Annotated, ParamError
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.models.fs_linear.specs import BIG_M
-from sparsekm.registry import register
+from sparsekm.registry import CONIC_PSD, Export, exportable, register
 from sparsekm.solvers import Result, SolverPlan
 
 from .box import box_bound
-from .common import Relaxed, budget, need_big_m, solve_relaxed, xi_block
+from .common import Relaxed, budget, need_big_m, relaxed_export, solve_relaxed, xi_block
 
 SCALING_BYTES = 2e9   # the dense scaling block of a PSD cone an interior point may hold
 
@@ -66,6 +66,8 @@ def build_scop(problem: FSLinearProblem, M: float | None = None) -> Relaxed:
 
 @register("fs-linear", "relaxation", "shor-bigm", paper="D", ref="eq. (10)",
           problem_class="SDP", aliases=("smp",))
+@exportable(Export("shor-bigm", relaxed_export(lambda p, M: build_smp(p, M), big_m=True),
+                   CONIC_PSD))
 def smp(problem: FSLinearProblem, plan: SolverPlan, *,
         M: Annotated[float | None, BIG_M] = None) -> Result:
     """SMP (10): Shor relaxation of BigMP (equal to BoxMP (8), Theorem 3.3)."""
@@ -76,6 +78,7 @@ def smp(problem: FSLinearProblem, plan: SolverPlan, *,
 
 @register("fs-linear", "relaxation", "shor-cop", paper="D", ref="eq. (11)",
           problem_class="SDP", aliases=("scop",))
+@exportable(Export("shor-cop", relaxed_export(lambda p: build_scop(p)), CONIC_PSD))
 def scop(problem: FSLinearProblem, plan: SolverPlan) -> Result:
     """SCoP (11): Shor relaxation of CoP (equal to DSCoP (13), Theorem 3.6)."""
     check_block("shor-cop", problem.n, 2 * problem.n + 1)
@@ -84,6 +87,8 @@ def scop(problem: FSLinearProblem, plan: SolverPlan) -> Result:
 
 @register("fs-linear", "relaxation", "shor-cop-bigm", paper="D", ref="eq. (12)",
           problem_class="SDP", aliases=("scomp",))
+@exportable(Export("shor-cop-bigm", relaxed_export(lambda p, M: build_scop(p, M), big_m=True),
+                   CONIC_PSD))
 def scomp(problem: FSLinearProblem, plan: SolverPlan, *,
           M: Annotated[float | None, BIG_M] = None) -> Result:
     """SCoMP (12): SCoP with the big-M set B_M (5) (>= SMP and SCoP, Theorem 3.5)."""

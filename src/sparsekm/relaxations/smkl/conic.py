@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 
 from sparsekm.declare import Annotated, Spec
-from sparsekm.models.smkl.misdp import conic_model
+from sparsekm.models.smkl.misdp import conic_export, conic_model
 from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.models.smkl.subproblems import feasible_alpha, lagrangian_bound
-from sparsekm.registry import register
+from sparsekm.registry import CONIC_PSD, CONIC_SOC, Export, exportable, register
 from sparsekm.solvers import Result, SolverPlan, Termination
 from sparsekm.specs import SEED
 
@@ -126,24 +126,28 @@ def solve_conic(problem: SMKLProblem, plan: SolverPlan, cone: str, method: str,
 
 
 @register("smkl", "relaxation", "sdp-full", paper="B", ref="eq. (14)", problem_class="SDP")
+@exportable(Export("sdp-full", conic_export("psd"), CONIC_PSD))
 def sdp_full(problem: SMKLProblem, plan: SolverPlan | None = None) -> Result:
     """Full SDP relaxation (14): z in [0, 1]^q, the (m+1) x (m+1) PSD block."""
     return solve_conic(problem, plan or SolverPlan(), "psd", "sdp-full")
 
 
 @register("smkl", "relaxation", "soc-diag", paper="B", ref="eq. (15)", problem_class="SOCP")
+@exportable(Export("soc-diag", conic_export("diag"), CONIC_SOC))
 def soc_diag(problem: SMKLProblem, plan: SolverPlan | None = None) -> Result:
     """SOC form (15) of (14) for simultaneously diagonalizable kernels (Theorem 6)."""
     return solve_conic(problem, plan or SolverPlan(), "diag", "soc-diag")
 
 
 @register("smkl", "relaxation", "soc-basis", paper="B", ref="eq. (16)", problem_class="SOCP")
+@exportable(Export("soc-basis", conic_export("soc-basis"), CONIC_SOC))
 def soc_basis(problem: SMKLProblem, plan: SolverPlan | None = None) -> Result:
     """SOC relaxation (16): the 2x2 minors of the PSD block through its first row."""
     return solve_conic(problem, plan or SolverPlan(), "soc-basis", "soc-basis")
 
 
 @register("smkl", "relaxation", "soc-random", paper="B", ref="eq. (17)", problem_class="SOCP")
+@exportable(Export("soc-random", conic_export("soc-random"), CONIC_SOC))
 def soc_random(problem: SMKLProblem, plan: SolverPlan | None = None, *,
                n_vectors: Annotated[int, Spec("Random unit vectors x of (17), each adding "
                                               "theta x'K(beta)x >= (x'gamma)^2 to (16).",

@@ -19,9 +19,10 @@ from typing import Any
 import numpy as np
 
 from sparsekm.declare import Annotated, Spec
+from sparsekm.models.smkl.misdp import conic_export
 from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.models.smkl.specs import BATCH, MAX_ITER, TOL
-from sparsekm.registry import register
+from sparsekm.registry import CONIC_PSD, Export, exportable, register
 from sparsekm.solvers import Result, SolverPlan, Termination
 from sparsekm.specs import GAP_TOL
 
@@ -133,6 +134,8 @@ def minor_model(problem: SMKLProblem, pairs: list[tuple[int, int]]) -> Any:
 
 
 @register("smkl", "relaxation", "sdp-3x3", paper="B", ref="eq. (18)", problem_class="SDP")
+@exportable(Export("sdp-3x3", conic_export("3x3"), CONIC_PSD,
+                   note="all m(m-1)/2 minors of (18) at once"))
 def sdp_3x3(problem: SMKLProblem, plan: SolverPlan | None = None, *,
             batch: Annotated[int, BATCH] = 500, max_rounds: Annotated[int, MAX_ROUNDS] = 40,
             tol: Annotated[float, TOL] = 1e-6,

@@ -6,7 +6,9 @@ which needs no licence, and turns the task it built into :class:`~.conic.ConicDa
 (SCS's cone order and svec); :func:`solve_with_clarabel` solves such data with Clarabel
 directly (no CVXPY). :func:`read_with_scip` lets SCIP read an LP, MPS or NL file and solve it;
 :func:`read_with_highs` does the same with HiGHS (LP, QP and MILP only), optionally with some
-columns fixed or the integrality dropped.
+columns fixed or the integrality dropped; :func:`read_with_gurobi` and :func:`read_with_cplex`
+with the commercial solvers, within what their licences allow (a model over the limit of a
+size-limited licence raises its own error).
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ import scipy.sparse as sp
 
 from .conic import ConicData, psd_entries
 
-__all__ = ["FileSolve", "read_with_highs", "read_with_mosek", "read_with_scip",
-           "solve_with_clarabel"]
+__all__ = ["FileSolve", "read_with_cplex", "read_with_gurobi", "read_with_highs",
+           "read_with_mosek", "read_with_scip", "solve_with_clarabel"]
 
 
 @dataclass
@@ -272,3 +274,60 @@ def read_with_highs(path: str | Path, *, relax_integers: bool = False,
         (info.objective_function_value if ok else None)
     return FileSolve("highs", status, info.objective_function_value if ok else None,
                      bound, dict(zip(names, x)), wall, cpu, read_s)
+
+
+def read_with_gurobi(path: str | Path, *, gap: float = 1e-9,
+                     time_limit: float | None = None) -> FileSolve:
+    """Gurobi (gurobipy) reads ``path`` (LP, MPS) and solves it (nonconvex quadratic rows
+    included: Gurobi 11+ branches on them)."""
+    import gurobipy as gp
+
+    t0 = time.perf_counter()
+    env = gp.Env(params={"OutputFlag": 0})
+    model = gp.read(str(path), env=env)
+    read_s = time.perf_counter() - t0
+    model.Params.MIPGap = gap
+    if time_limit is not None:
+        model.Params.TimeLimit = float(time_limit)
+    t0, c0 = time.perf_counter(), time.process_time()
+    model.optimize()
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    has = model.SolCount > 0
+    status = {2: "optimal", 9: "timelimit", 3: "infeasible"}.get(model.Status,
+                                                                 f"status {model.Status}")
+    values = {v.VarName: v.X for v in model.getVars()} if has else {}
+    bound = model.ObjBound if model.IsMIP else (model.ObjVal if has else None)
+    return FileSolve("gurobi", status, model.ObjVal if has else None, bound, values, wall,
+                     cpu, read_s)
+
+
+def read_with_cplex(path: str | Path, *, gap: float = 1e-9,
+                    time_limit: float | None = None) -> FileSolve:
+    """CPLEX (the cplex package) reads ``path`` (LP, MPS) and solves it (convex quadratic
+    rows only: a nonconvex row such as u_j w_j = 0 is CPLEX's error 5002)."""
+    import cplex
+
+    t0 = time.perf_counter()
+    c = cplex.Cplex()
+    for stream in (c.set_log_stream, c.set_results_stream, c.set_warning_stream,
+                   c.set_error_stream):
+        stream(None)
+    c.read(str(path))
+    read_s = time.perf_counter() - t0
+    c.parameters.mip.tolerances.mipgap.set(gap)
+    if time_limit is not None:
+        c.parameters.timelimit.set(float(time_limit))
+    t0, c0 = time.perf_counter(), time.process_time()
+    c.solve()
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    sol = c.solution
+    has = sol.is_primal_feasible()
+    status = "optimal" if sol.get_status() in (sol.status.optimal, sol.status.MIP_optimal,
+                                               sol.status.optimal_tolerance) else \
+        sol.get_status_string()
+    mip = c.get_problem_type() not in (c.problem_type.LP, c.problem_type.QP,
+                                       c.problem_type.QCP)
+    obj = sol.get_objective_value() if has else None
+    values = dict(zip(c.variables.get_names(), sol.get_values())) if has else {}
+    return FileSolve("cplex", status, obj, sol.MIP.get_best_objective() if mip else obj,
+                     values, wall, cpu, read_s)
