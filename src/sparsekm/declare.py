@@ -57,7 +57,8 @@ class ParamError(ValueError):
 class Spec:
     """How a parameter is checked and shown.
 
-    help : one line for ``--help``, the estimators' docstrings and ``sparsekm methods``.
+    help : one line for ``--help``, the estimators' docstrings and ``sparsekm methods``, or a
+        function returning it (read when shown: e.g. the registry's node bounds).
     ge, gt, le, lt : the closed / open bounds of a number (of every item of a list).
     choices : the allowed strings, or a function returning them (e.g. registry names).
     flag : the dedicated CLI flag (``"--rho"``); None for a method option reached only as
@@ -67,7 +68,7 @@ class Spec:
     finite : numbers must be finite (True unless a limit may be infinite).
     """
 
-    help: str
+    help: str | Callable[[], str]
     ge: float | None = None
     gt: float | None = None
     le: float | None = None
@@ -120,7 +121,8 @@ class Param:
 
     @property
     def help(self) -> str:
-        return self.spec.help
+        h = self.spec.help
+        return h() if callable(h) else h
 
     @property
     def optional(self) -> bool:

@@ -56,6 +56,7 @@ class Entry:
     warm_up: Callable[[], Any] | None = None
     node: Any = None     # a relaxation's node form (a branch and bound's node bound), if any
     exports: tuple[Export, ...] = ()   # how ``sparsekm export`` writes it (:func:`exportable`)
+    plugin_options: tuple[str, Callable[[], dict[str, Any]]] | None = None
 
     @property
     def citation(self) -> str:
@@ -68,9 +69,16 @@ class Entry:
         """The declared options (:class:`~sparsekm.declare.Param`), flat: keyword-only
         parameters of ``func``, a dataclass group (such as paper D's ``Search``) expanded into
         its fields."""
+        import dataclasses as dc
+
         from sparsekm.declare import params_of
 
-        return params_of(self.func)
+        out = params_of(self.func)
+        if self.plugin_options is not None:      # options of the plug-ins it takes
+            group, read = self.plugin_options
+            for name, p in read().items():
+                out.setdefault(name, dc.replace(p, group=group))
+        return out
 
     @property
     def options(self) -> dict[str, Any]:
@@ -107,6 +115,9 @@ class Entry:
             else:
                 grouped.setdefault(group, {})[name] = value
         for group, values in grouped.items():
+            if group not in self._groups():     # a plug-in's options: as keywords (**options)
+                kwargs.update(values)
+                continue
             base = kwargs.get(group, self._groups()[group])
             kwargs[group] = dataclasses.replace(base, **values)
         return kwargs
@@ -160,7 +171,9 @@ def _key(name: str) -> str:
 
 def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
              problem_class: str | None = None, aliases: tuple[str, ...] = (),
-             warm_up: Callable[[], Any] | None = None) -> Callable[[_F], _F]:
+             warm_up: Callable[[], Any] | None = None,
+             plugin_options: tuple[str, Callable[[], dict[str, Any]]] | None = None
+             ) -> Callable[[_F], _F]:
     """Decorator: register ``func`` as the ``kind`` named ``name`` of ``problem``.
 
     The summary is the first line of the docstring; ``problem_class`` (e.g. "MIQP",
@@ -170,6 +183,10 @@ def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
     are ``func``'s keyword-only parameters, each declared in its signature
     (:mod:`sparsekm.declare`); a ``gap_tol`` option is the method's tolerance. A relaxation
     decorated by :func:`with_node_form` below ``register`` carries its node form.
+    ``plugin_options = (label, read)``: the method also takes the options its plug-ins
+    declare (``read()``, e.g. :func:`node_form_params`), reached by name like its own
+    (``--option factor=2``) and passed to ``func``'s ``**options``; ``label`` names them
+    (the group of each :class:`~sparsekm.declare.Param`).
     """
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}: use one of {KINDS}")
@@ -184,7 +201,7 @@ def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
         if exports and kind not in ("formulation", "relaxation"):
             raise ValueError(f"{kind} {name!r}: only a formulation or a relaxation is exported")
         entry = Entry(key[0], kind, key[2], func, paper, ref, doc, problem_class,
-                      tuple(_key(a) for a in aliases), warm_up, node, exports)
+                      tuple(_key(a) for a in aliases), warm_up, node, exports, plugin_options)
         old = _ENTRIES.get(key)
         if old is not None and (old.func.__module__, old.func.__qualname__) != \
                 (func.__module__, func.__qualname__):
@@ -396,6 +413,34 @@ def node_bounds(problem: str) -> list[Entry]:
 def node_bound_names(problem: str) -> tuple[str, ...]:
     """Every name (and alias) of :func:`node_bounds` of ``problem`` (a declared choice)."""
     return tuple(n for e in node_bounds(problem) for n in (e.name, *e.aliases))
+
+
+def node_form_params(problem: str) -> dict[str, Any]:
+    """The options the node forms of ``problem`` declare (a node form that is a dataclass:
+    its declared fields), by name, each under its first declaration; a tree method takes
+    them for the node bound it runs (:func:`register`'s ``plugin_options``)."""
+    from sparsekm.declare import params_of
+
+    out: dict[str, Any] = {}
+    for e in node_bounds(problem):
+        if dataclasses.is_dataclass(e.node):
+            for name, p in params_of(type(e.node)).items():
+                out.setdefault(name, p)
+    return out
+
+
+def node_bound_help(problem: str) -> str:
+    """The help of a tree method's ``node_bound`` option, from the registry: each node bound
+    with its reference and summary, and the options it takes."""
+    from sparsekm.declare import params_of
+
+    parts = []
+    for e in node_bounds(problem):
+        alias = f" (alias {', '.join(e.aliases)})" if e.aliases else ""
+        opts = params_of(type(e.node)) if dataclasses.is_dataclass(e.node) else {}
+        takes = f"; options {', '.join(opts)}" if opts else ""
+        parts.append(f"{e.name}{alias}: {e.citation}{takes}")
+    return "Node bound, a relaxation with a node form: " + "; ".join(parts) + "."
 
 
 def choices_help(problem: str, kind: str) -> str:

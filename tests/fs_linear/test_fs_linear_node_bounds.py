@@ -1,20 +1,21 @@
-"""Node bounds as plug-ins of ``bnb`` (issue 30): every registered node form certifies the
-enumerated optimum (1 and 2 workers), its certificates never exceed a node's enumerated optimum,
-DSCoMP (14) is at least the perspective (Theorem 3.5, node by node) and agrees with Clarabel,
-the box node form equals the registered BoxMP (8), the incumbent's intervals hold every better
-support's w, and a relaxation registered inside a test becomes bnb's node bound with no edit
-elsewhere."""
+"""Node bounds as plug-ins of ``bnb``: every registered node form (read from the registry, no
+hand list) certifies the enumerated optimum (1 and 2 workers), its certificates never exceed
+a node's enumerated optimum, DSCoMP (14) is at least the perspective (Theorem 3.5, node by
+node) and agrees with Clarabel, the box node form equals the registered BoxMP (8), the
+incumbent's intervals hold every better support's w, and a relaxation registered inside a
+test becomes bnb's node bound, its own options reachable by name, with no edit elsewhere."""
 
 from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
 from fs_linear_instances import INSTANCES, enum_opt, get, prob
 
-from sparsekm import registry
+from sparsekm import declare, registry
 from sparsekm.algorithms.fs_linear import solve_fs_linear
 from sparsekm.algorithms.svm import solve_svm
 from sparsekm.models.fs_linear import FSLinearProblem
@@ -26,8 +27,8 @@ from sparsekm.relaxations.fs_linear.node_dscomp import DSCoMPNode
 from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeTask
 from sparsekm.solvers import SolverPlan
 
-BOUNDS = ("perspective", "dscomp", "box")
-FORMS = {"perspective": PerspectiveNode(), "dscomp": DSCoMPNode(), "box": BoxNode()}
+FORMS = {e.name: e.node for e in registry.node_bounds("fs-linear")}
+BOUNDS = tuple(FORMS)
 
 
 def _node_supports(p: FSLinearProblem, F1: list[int], free: list[int], k: int
@@ -49,13 +50,16 @@ def _node(seed: int) -> tuple[FSLinearProblem, list[int], list[int], int]:
     return p, F1, free, p.B - 1
 
 
-def test_the_three_shipped_bounds_are_registered_node_forms() -> None:
+def test_the_shipped_bounds_are_registered_node_forms_and_the_help_reads_them() -> None:
     names = registry.node_bound_names("fs-linear")
     assert {"perspective", "perspective-dual", "dscomp", "box"} <= set(names)
+    assert {type(f) for f in FORMS.values()} >= {PerspectiveNode, DSCoMPNode, BoxNode}
     bnb = registry.get("fs-linear", "method", "bnb").params["node_bound"]
     assert bnb.default == "perspective" and bnb.check("dscomp") == "dscomp"
     with pytest.raises(ValueError, match="choose one of .*dscomp"):
         bnb.check("dscop")                      # a relaxation without a node form
+    for e in registry.node_bounds("fs-linear"):  # the help is the registry's
+        assert f"{e.name}" in bnb.help and e.citation in bnb.help
 
 
 @pytest.mark.parametrize("bound", BOUNDS)
@@ -112,15 +116,16 @@ def test_certificates_never_exceed_the_node_optimum(bound: str, seed: int) -> No
     sol = form.solve(p, SolverPlan(), task)
     assert sol.bound <= opt * (1 + 1e-9) and sol.bound > 0.5 * opt
     rng = np.random.default_rng(seed)
-    if bound != "perspective":
+    if isinstance(form, DSCoMPNode | BoxNode):
         box = incumbent_intervals(p, task, (ctx["alpha_root"],))
         for _ in range(5):
             a = rng.uniform(0, p.C, p.m)
-            val = bigm_certificate(p, a, task, *box)[0] if bound == "dscomp" else \
+            val = bigm_certificate(p, a, task, *box)[0] if isinstance(form, DSCoMPNode) else \
                 box_node_certificate(p, a, task, box)[0]
             assert val <= opt * (1 + 1e-12)
     kids = form.child_bounds(sol, task)
-    assert kids is not None
+    if kids is None:                            # a form without a fixing rule
+        return
     for i, j in enumerate(free):
         out_opt = min([s[0] for s in sup if j not in s[2]], default=math.inf)
         in_opt = min([s[0] for s in sup if j in s[2]], default=math.inf)
@@ -152,12 +157,14 @@ def test_node_bound_at_an_expired_clock_is_still_certified(name: str) -> None:
     assert sol.bound <= opt * (1 + 1e-9)
     box = incumbent_intervals(p, task, (ctx.get("alpha_root"), task.alpha0))
     a0 = feasible_alpha(p, task.alpha0)
-    expected = {"perspective": lambda: node_certificate(p, a0, task.F1, task.free, k)[0],
-                "dscomp": lambda: bigm_certificate(p, a0, task, *box)[0],
-                "box": lambda: box_node_certificate(p, task.alpha0, task, box)[0]}[name]()
-    assert sol.bound == pytest.approx(expected, rel=1e-12)
+    expected = {PerspectiveNode: lambda: node_certificate(p, a0, task.F1, task.free, k)[0],
+                DSCoMPNode: lambda: bigm_certificate(p, a0, task, *box)[0],
+                BoxNode: lambda: box_node_certificate(p, task.alpha0, task, box)[0]}.get(
+                    type(form))
+    if expected is not None:
+        assert sol.bound == pytest.approx(expected(), rel=1e-12)
     kids = form.child_bounds(sol, task)
-    for i, j in enumerate(free):
+    for i, j in enumerate(free if kids is not None else []):
         out_opt = min([s[0] for s in sup if j not in s[2]], default=math.inf)
         in_opt = min([s[0] for s in sup if j in s[2]], default=math.inf)
         assert kids[0][i] <= max(out_opt, task.ub) * (1 + 1e-9)
@@ -279,6 +286,78 @@ def test_a_relaxation_registered_here_becomes_the_node_bound(monkeypatch) -> Non
             for b in ("loose-perspective", "perspective", "perspective-dual")]
     fps = [fingerprint(t) for t in tree]
     assert fps[0] != fps[1] and fps[1] == fps[2]     # an alias is the same node bound
+
+
+@dataclass(frozen=True)
+class ScaledPerspective(NodeForm):
+    """A node form with an option of its own: the perspective bound times ``factor`` <= 1 (a
+    valid, weaker bound: (2)'s objective is >= 0), with no fixing rule."""
+
+    factor: float = declare.field(1.0, "Scale of the perspective bound (<= 1: still a lower "
+                                  "bound).", gt=0, le=1)
+    ref = "test: factor x (13)"
+
+    def solve(self, problem, plan, task):
+        sol = solve_node(problem, plan, task.F1, task.free, task.k,
+                         warm=(task.W0, task.alpha0), ub=task.cutoff, extra=task.extra)
+        sol.bound *= self.factor
+        return sol
+
+
+def test_a_node_forms_own_options_reach_bnb(monkeypatch) -> None:
+    """A node form registered here declares ``factor``: bnb takes ``-o factor=0.5`` with it
+    (Python, CLI), certifies the enumerated optimum with a larger tree, keeps the option in
+    its checkpoint key; the option is refused in one line for a node bound that does not
+    declare it, and out of its declared range."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from sparsekm.algorithms.fs_linear.bnb import LinearTree
+    from sparsekm.algorithms.tree import fingerprint
+    from sparsekm.cli.app import app
+
+    def refused(*args: str) -> str:
+        res = CliRunner().invoke(app, list(args))
+        assert res.exit_code == 2 and res.stdout == "", res.output
+        assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+        return res.stderr
+
+    monkeypatch.setattr(registry, "_ENTRIES", dict(registry._ENTRIES))
+
+    @registry.register("fs-linear", "relaxation", "scaled-perspective", paper="test",
+                       ref="factor x (13)")
+    @registry.with_node_form(ScaledPerspective())
+    def scaled(problem, plan):
+        """The perspective bound scaled by a factor (a test relaxation)."""
+        return solve_fs_linear(problem, "bnb", plan, node_limit=1)
+
+    assert "factor" in registry.get("fs-linear", "method", "bnb").params
+    key, B, C = "wholesale", 3, 1.0
+    opt, S, _ = enum_opt(key, B, C)
+    half = solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120),
+                           root_search="none", node_bound="scaled-perspective", factor=0.5)
+    full = solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120),
+                           root_search="none", node_bound="scaled-perspective")
+    for res in (half, full):
+        assert res.status.value == "optimal" and tuple(res.selected) == S
+        assert res.bound <= opt * (1 + 1e-9)
+    assert half.extra["nodes"] > full.extra["nodes"]
+    flags = ["solve", "fs-linear", "--data", key, "--B", str(B), "--C", str(C), "--method",
+             "bnb", "-o", "root_search=none"]
+    cli = CliRunner().invoke(app, [*flags, "-o", "node_bound=scaled-perspective", "-o",
+                                   "factor=0.5", "--json"])
+    assert cli.exit_code == 0, cli.output
+    out = json.loads(cli.stdout)
+    assert out["params"]["factor"] == 0.5 and out["status"] == "optimal"
+    line = refused(*flags, "-o", "factor=0.5")
+    assert "--option factor=0.5" in line and "node bound perspective-dual takes no option " \
+        "'factor'; node bounds that do: scaled-perspective" in line
+    assert "--option factor=2" in refused(*flags, "-o", "node_bound=scaled-perspective",
+                                          "-o", "factor=2")
+    trees = [LinearTree(prob(key, B, C), SolverPlan(), node_bound="scaled-perspective",
+                        node_options=o) for o in ({"factor": 0.5}, {"factor": 0.25})]
+    assert fingerprint(trees[0]) != fingerprint(trees[1])
 
 
 def test_estimator_and_local_bnb_pass_the_node_bound_on(monkeypatch) -> None:

@@ -51,6 +51,7 @@ from .bnb_rules import (
     branch_feature,
     integral_branch,
     node_form,
+    node_form_params,
     rounded,
     screen,
 )
@@ -121,13 +122,15 @@ class LinearTree(TreeProblem):
     strong_every: int = 3
     polish_candidates: int = 200
     run_clock: Any = None      # the run's deadline (the node plan has none): see point()
+    node_options: dict[str, Any] = field(default_factory=dict)  # the node form's own options
 
     name = "bnb"
     problem_name = "fs-linear"
     sense = "min"
 
     def __post_init__(self) -> None:
-        self.node_bound, self.form, self.citation = node_form(self.node_bound)
+        self.node_bound, self.form, self.citation = node_form(self.node_bound,
+                                                              self.node_options)
         self.warm_up = partial(_warm_up, self.form)
 
     @property
@@ -137,14 +140,16 @@ class LinearTree(TreeProblem):
     def node_rules(self) -> dict[str, Any]:
         """The node options a sub-search (the ``local-bnb`` root heuristic) passes on."""
         return {"node_bound": self.node_bound, "branching": self.branching,
-                "extra": self.extra, "strong_candidates": self.strong_candidates}
+                "extra": self.extra, "strong_candidates": self.strong_candidates,
+                **self.node_options}
 
     def key(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         p = self.problem
         return ({"X": p.X, "y": p.y},
                 {"C": p.C, "B": p.B, "cardinality": p.cardinality, "gap_tol": self.gap_tol,
                  "branching": self.branching, "extra": self.extra,
-                 "node_bound": self.node_bound, "strong_candidates": self.strong_candidates,
+                 "node_bound": self.node_bound, "node_options": repr(self.node_options),
+                 "strong_candidates": self.strong_candidates,
                  "strong_rounds": self.strong_rounds, "strong_every": self.strong_every,
                  "root_search": self.root_search, "search": repr(self.search),
                  "polish_candidates": self.polish_candidates,
@@ -374,11 +379,12 @@ class NodeRules:
 
 @register("fs-linear", "method", "bnb",
           paper="Bertsimas, Pauphilet & Van Parys (2021); Hazimeh, Mazumder & Saab (2022)",
-          ref="branch and bound with the dual of (13) per node", warm_up=_warm_up)
+          ref="branch and bound with the dual of (13) per node", warm_up=_warm_up,
+          plugin_options=("node_form", node_form_params))
 def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search(),
         root: RootSearch = RootSearch(), node: NodeRules = NodeRules(),
         gap_tol: Annotated[float, GAP_TOL] = 1e-4,
-        tree: SearchOptions = SearchOptions()) -> Result:
+        tree: SearchOptions = SearchOptions(), **node_options: Any) -> Result:
     """Certified optimum of FS-SVM (2) (paper D) by best-first branch and bound on z.
 
     Node bound: the perspective relaxation DSCoP (13) of the node, certified at a feasible
@@ -402,13 +408,15 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
     checkpoint, scheduler, batch, node_limit, log_every). The returned bound is min(open
     nodes, pruned parts, incumbent): valid at every stop, so a time or node limit returns the
     incumbent with its certified gap. ``extra`` records nodes (this call), nodes_total, SOCP
-    solves, fixings, the root bound, the open nodes left and the workers.
+    solves, fixings, the root bound, the open nodes left and the workers. ``node_options``:
+    the chosen node bound's own declared options (:func:`~.bnb_rules.node_form`).
     """
     plan = plan.start()          # one clock for the tree and the final point, resumed or not
     linear = LinearTree(problem, node_plan(plan), gap_tol, node.branching, node.extra,
                         root.root_search, search, root.heuristic_share,
                         node_bound=node.node_bound, strong_candidates=node.strong_candidates,
-                        polish_candidates=root.polish_candidates, run_clock=plan.clock)
+                        polish_candidates=root.polish_candidates, run_clock=plan.clock,
+                        node_options=node_options)
     return tree_report(run(linear, plan, tree))
 
 

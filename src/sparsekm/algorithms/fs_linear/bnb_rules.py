@@ -16,7 +16,7 @@ import numpy as np
 
 from sparsekm import registry
 from sparsekm.algorithms.tree import Outcome
-from sparsekm.declare import Spec
+from sparsekm.declare import ParamError, Spec
 from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeSolution, NodeTask
 
 __all__ = ["BRANCHING", "NODE_BOUND", "branch_feature", "node_form", "rounded", "screen"]
@@ -29,19 +29,35 @@ def _node_bound_names() -> tuple[str, ...]:
     return registry.node_bound_names(PROBLEM)
 
 
-NODE_BOUND = Spec("Node bound: a relaxation of (2) with a node form (the perspective "
-                  "relaxation (13) by default; dscomp: (14) with big-M rows from the "
-                  "incumbent; box: (8)); see `sparsekm methods fs-linear`.",
-                  choices=_node_bound_names)
+def _node_bound_help() -> str:
+    return registry.node_bound_help(PROBLEM)
 
 
-def node_form(name: str) -> tuple[str, NodeForm, str]:
-    """(canonical name, node form, citation) of the relaxation ``name`` (or alias)."""
+def node_form_params() -> dict[str, Any]:
+    """The options of every node form of (2): ``bnb`` takes them (``--option NAME=VALUE``)."""
+    return registry.node_form_params(PROBLEM)
+
+
+NODE_BOUND = Spec(_node_bound_help, choices=_node_bound_names)
+
+
+def node_form(name: str, options: dict[str, Any] | None = None) -> tuple[str, NodeForm, str]:
+    """(canonical name, node form with ``options`` set, citation) of the relaxation ``name``
+    (or alias); an option the chosen form does not declare is a ParamError naming the node
+    bounds that do."""
     entry = registry.get(PROBLEM, "relaxation", name)
     if entry.node is None:
         raise ValueError(f"relaxation {entry.name!r} has no node form; choose one of "
                          f"{', '.join(_node_bound_names())}")
-    return entry.name, entry.node, entry.citation
+    try:
+        form = entry.node.configured(**(options or {}))
+    except ValueError as exc:
+        opt = str(exc)
+        takers = [e.name for e in registry.node_bounds(PROBLEM) if opt in e.node.options()]
+        raise ParamError(opt, (options or {}).get(opt),
+                         f"node bound {entry.name} takes no option {opt!r}; node bounds "
+                         f"that do: {', '.join(takers) or 'none'} (node_bound=...)") from None
+    return entry.name, form, entry.citation
 
 
 def screen(form: NodeForm, sol: NodeSolution, task: NodeTask, cutoff: float, out: Outcome

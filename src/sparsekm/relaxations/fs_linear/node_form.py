@@ -20,6 +20,10 @@ branching and, optionally, domain reductions), a node form supplies:
   the checkpoint and shipped once to each worker), e.g. DSCoMP's multipliers behind its big-M.
 
 A node form must be picklable (it travels to the worker processes): a module-level class.
+A node form with options is a frozen dataclass whose fields are declared
+(``factor: float = declare.field(1.0, "...", gt=0)``): ``bnb`` takes them by name
+(``--option factor=2``, :func:`sparsekm.registry.node_form_params`) for the node bound that
+declares them, and refuses them for one that does not.
 """
 
 from __future__ import annotations
@@ -106,6 +110,28 @@ class NodeForm:
 
     ref: str = ""
     reuse: tuple[str, ...] = REUSES
+
+    def options(self) -> dict[str, Any]:
+        """The options the form declares (its declared dataclass fields), by name."""
+        import dataclasses
+
+        from sparsekm.declare import params_of
+
+        return params_of(type(self)) if dataclasses.is_dataclass(self) else {}
+
+    def configured(self, **options: Any) -> NodeForm:
+        """This form with ``options`` set (each checked by its declaration); ValueError for
+        an option it does not declare."""
+        import dataclasses
+
+        declared = self.options()
+        unknown = sorted(set(options) - set(declared))
+        if unknown:
+            raise ValueError(unknown[0])
+        if not options:
+            return self
+        return dataclasses.replace(self, **{k: declared[k].check(v)  # type: ignore[type-var]
+                                            for k, v in options.items()})
 
     def solver_name(self, problem: FSLinearProblem, plan: SolverPlan) -> str:
         """The node solver, named in the result."""
