@@ -57,6 +57,7 @@ class Entry:
     node: Any = None     # a relaxation's node form (a branch and bound's node bound), if any
     exports: tuple[Export, ...] = ()   # how ``sparsekm export`` writes it (:func:`exportable`)
     plugin_options: tuple[str, Callable[[], dict[str, Any]]] | None = None
+    parts: dict[str, Part] = dataclasses.field(default_factory=dict)  # :func:`uses_solvers`
 
     @property
     def citation(self) -> str:
@@ -198,10 +199,12 @@ def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
         if node is not None and kind != "relaxation":
             raise ValueError(f"{kind} {name!r}: only a relaxation has a node form")
         exports = tuple(getattr(func, _EXPORT_ATTR, ()))
+        parts = dict(getattr(func, _PARTS_ATTR, {}))
         if exports and kind not in ("formulation", "relaxation"):
             raise ValueError(f"{kind} {name!r}: only a formulation or a relaxation is exported")
         entry = Entry(key[0], kind, key[2], func, paper, ref, doc, problem_class,
-                      tuple(_key(a) for a in aliases), warm_up, node, exports, plugin_options)
+                      tuple(_key(a) for a in aliases), warm_up, node, exports, plugin_options,
+                      parts)
         old = _ENTRIES.get(key)
         if old is not None and (old.func.__module__, old.func.__qualname__) != \
                 (func.__module__, func.__qualname__):
@@ -225,6 +228,59 @@ def with_node_form(form: Any) -> Callable[[_F], _F]:
 
     def deco(func: _F) -> _F:
         setattr(func, _NODE_ATTR, form)
+        return func
+
+    return deco
+
+
+_PARTS_ATTR = "__sparsekm_parts__"
+KERNEL_DUAL = "kernel-dual"     # the class of the native kernel-dual engines (smo, libsvm)
+
+
+@dataclass(frozen=True)
+class Part:
+    """A part of a method's work and who solves it: what the JSON's ``solvers`` names and
+    what ``--solver`` may change (:func:`uses_solvers`).
+
+    what : the part in words ("node bounds", "CoP(K) (16) subproblems").
+    flags : the :class:`~sparsekm.solvers.SolverPlan` fields that choose its solver, first
+        given wins (``("misocp_solver", "solver")``: ``--misocp-solver``, else ``--solver``);
+        empty: nothing chooses it (a native engine).
+    default : what runs when none of ``flags`` is given (``"sparsekm node-ipm"``); "" means
+        the solver layer's configured solver for ``classes`` and ``framework``.
+    classes : the problem classes its models have (a function of the method's options when
+        they decide, e.g. CoP's form), ``("kernel-dual",)`` for the native SVM engines; a
+        solver named for the part must take one of them.
+    framework : how its models are written (pyomo, cvxpy, matrix).
+    only : the solvers it can run at all (e.g. Ipopt's route), when not every capable one.
+    when : the options under which the part runs (None: always), and ``when_text`` in words.
+    """
+
+    what: str
+    flags: tuple[str, ...] = ()
+    default: str = ""
+    classes: tuple[str, ...] | Callable[[dict[str, Any]], tuple[str, ...]] = ()
+    framework: str = "pyomo"
+    only: tuple[str, ...] = ()
+    when: Callable[[dict[str, Any]], bool] | None = None
+    when_text: str = ""
+
+    def runs(self, options: dict[str, Any]) -> bool:
+        """Whether the part runs with the method's (effective) ``options``."""
+        return self.when is None or bool(self.when(options))
+
+    def problem_classes(self, options: dict[str, Any]) -> tuple[str, ...]:
+        return tuple(self.classes(options) if callable(self.classes) else self.classes)
+
+
+def uses_solvers(**parts: Part) -> Callable[[_F], _F]:
+    """Decorator (below :func:`register`): the parts of a method's work and who solves each
+    (:class:`Part`), by name (``node_bound=Part(...)``): the run layer refuses ``--solver``
+    for a method that uses it nowhere (naming what it uses), checks that a named solver can
+    take the part's models, and reports ``solvers`` (part -> solver) in the JSON."""
+
+    def deco(func: _F) -> _F:
+        setattr(func, _PARTS_ATTR, parts)
         return func
 
     return deco

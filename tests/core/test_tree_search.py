@@ -310,7 +310,7 @@ def test_cli_workers_and_checkpoint(tmp_path):
     r = _cli(*base, "--B", "2", "--method", "bnb", "--workers", "2", "--checkpoint", path)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    assert out["status"] == "optimal" and out["solver"] == "native-ipm"
+    assert out["status"] == "optimal" and out["solver"] == "sparsekm node-ipm"
     assert isinstance(out["nodes"], int) and out["nodes"] >= 1
     assert out["open_nodes"] == 0 and out["workers"] == 2
     runner = CliRunner()

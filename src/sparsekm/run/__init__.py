@@ -28,11 +28,36 @@ def execute(call: Call) -> dict[str, Any]:
     """Run ``call``'s runner; a bad value found on the way (the problem's own checks, a data
     file) becomes a :class:`UserError` in the user's words."""
     try:
-        return call.command.runner(call)
+        payload = call.command.runner(call)
     except UserError:
         raise
     except ParamError as exc:   # the cause stays (e.g. a CheckpointError), shown in one line
         raise call.error(exc) from exc
+    except Exception as exc:    # a solver the user named refused on the way: in their words
+        named = _named_solver_error(call, exc)
+        if named is None:
+            raise
+        raise named from exc
+    solvers = call.solvers()
+    if solvers and isinstance(payload, dict):   # what the method reported first
+        payload["solvers"] = {**solvers, **(payload.get("solvers") or {})}
+    return payload
+
+
+def _named_solver_error(call: Call, exc: Exception) -> UserError | None:
+    """A solver-layer error about the solver the user named (``--solver cplex``), as one line
+    that starts with the flag as they typed it; None for any other error."""
+    from sparsekm.solvers import BACKENDS, SolverError, canonical_name
+
+    if not isinstance(exc, SolverError) or call.opts.solver is None:
+        return None
+    name = canonical_name(call.opts.solver)
+    display = BACKENDS[name].display if name in BACKENDS else name
+    if display.lower() not in str(exc).lower():
+        return None
+    p = call.command.params().get("solver")
+    shown = call.shown.get("solver") or (call.style.param(p, call.opts.solver) if p else name)
+    return UserError(f"{shown}: {exc}")
 
 
 def run(action: str, problem: str, given: dict[str, Any], options: dict[str, Any] | None = None,

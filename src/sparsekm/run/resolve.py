@@ -83,8 +83,10 @@ class Call:
         return {**defaults, **self.options}
 
     def params(self) -> dict[str, Any]:
-        """The run's parameters for the JSON ``params`` and a stored run's key."""
+        """The run's parameters for the JSON ``params`` (the ``solver`` asked for included)."""
         out: dict[str, Any] = {**self.problem}
+        if self.opts.solver is not None:
+            out["solver"] = self.opts.solver
         if self.choice is not None:
             out[self.command.kind] = self.choice
         out.update(self.own)
@@ -114,6 +116,20 @@ class Call:
         """Everything that shapes the result, as plain data (hashed into a run's key)."""
         return {"action": self.command.action, "problem": self.command.problem,
                 "opts": self.opts.to_dict(), "params": self.params()}
+
+    def solver_fields(self) -> dict[str, Any]:
+        """The solvers the run was given: ``solver`` and the plan's ``*_solver`` fields."""
+        return {**{k: v for k, v in self.plan.items() if k.endswith("solver")},
+                "solver": self.opts.solver}
+
+    def solvers(self) -> dict[str, str]:
+        """Part of the chosen method's work -> the solver that runs it (its declaration)."""
+        from .solver_parts import solvers_report
+
+        entry = self.entry
+        if entry is None or self.command.kind != "method" or not entry.parts:
+            return {}
+        return solvers_report(entry, self.effective_options(), self.solver_fields())
 
     def error(self, exc: ParamError) -> UserError:
         """``exc`` (raised after resolution, e.g. by the problem's own checks) rendered with
@@ -212,6 +228,14 @@ def resolve(cmd: Command, given: Mapping[str, Any],
     if cmd.kind == "relaxation" and opts.solver is not None:
         _check_capable(cmd.entry(choice), opts.solver, shown.get("solver") or
                        style.param(params["solver"], opts.solver))
+    if cmd.kind == "method" and opts.solver is not None and cmd.entry(choice).parts:
+        from .solver_parts import check_solver_use
+
+        entry = cmd.entry(choice)
+        check_solver_use(entry, {**entry.options, **options_given},
+                         {**sections["plan"], "solver": opts.solver},
+                         shown.get("solver") or style.param(params["solver"], opts.solver),
+                         params, style)
     if choice and "seed" in cmd.entry(choice).params and "seed" not in options_given:
         options_given["seed"] = opts.seed      # the run's --seed, unless --option seed= says
     defaults = {g: {n: p.default for n, p in params.items() if groups[n] == g}

@@ -71,10 +71,16 @@ def _capable_text(problem_class: ProblemClass, framework: str) -> str:
     return ", ".join(names) if names else "none installed"
 
 
+def _from(source: str) -> str:
+    """Where a configured solver name came from (an environment variable, a config file); a
+    name passed by the caller is shown by its front door (``--solver`` on the CLI)."""
+    return f" (from {source})" if source else ""
+
+
 def resolve_solver(problem_class: ProblemClass, framework: str,
                    solver: str | None = None) -> str:
     """The backend name to use; raises a clear error when none fits."""
-    source, strict = "argument solver=", True
+    source, strict = "", True     # asked for by name: the caller's front door says how
     if solver is None:
         conf = configured_solver(problem_class)
         if conf is not None:
@@ -83,7 +89,7 @@ def resolve_solver(problem_class: ProblemClass, framework: str,
         name = canonical_name(solver)
         if name not in BACKENDS:
             raise SolverNotAvailableError(
-                f"unknown solver {solver!r} (from {source}); known: {', '.join(BACKENDS)}. "
+                f"unknown solver {solver!r}{_from(source)}; known: {', '.join(BACKENDS)}. "
                 f"Installed solvers for {problem_class} {framework} models: "
                 f"{_capable_text(problem_class, framework)}")
         b = BACKENDS[name]
@@ -93,19 +99,19 @@ def resolve_solver(problem_class: ProblemClass, framework: str,
         if strict or (capable and avail.usable):
             if not avail.installed:
                 raise SolverNotAvailableError(
-                    f"solver {b.display} (from {source}) is not installed: {avail.note}. "
+                    f"solver {b.display}{_from(source)} is not installed: {avail.note}. "
                     f"Installed solvers for {problem_class} {framework} models: "
                     f"{_capable_text(problem_class, framework)}")
             if not avail.licensed:
                 raise SolverNotAvailableError(
-                    f"solver {b.display} (from {source}) is installed but not licensed: "
+                    f"solver {b.display}{_from(source)} is installed but not licensed: "
                     f"{avail.note}. Usable solvers for {problem_class} {framework} models: "
                     f"{_capable_text(problem_class, framework)}")
             if not capable:
                 what = (f"{problem_class} models" if adapter is not None
                         else f"{framework} models")
                 raise SolverCapabilityError(
-                    f"solver {b.display} (from {source}) cannot handle {what} through "
+                    f"solver {b.display}{_from(source)} cannot handle {what} through "
                     f"{framework}; installed solvers that can: "
                     f"{_capable_text(problem_class, framework)}")
             return name

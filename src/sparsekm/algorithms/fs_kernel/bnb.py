@@ -46,14 +46,14 @@ from sparsekm.algorithms.tree import (
 )
 from sparsekm.declare import Annotated, ParamError, Spec
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
-from sparsekm.registry import register
+from sparsekm.registry import register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan
 from sparsekm.solvers.plan import Deadline
 from sparsekm.specs import SEED
 
 from .evaluator import alpha_subproblem, mask_key, mask_result, single_blas
 from .node_bound import node_bound
-from .specs import N_SAMPLES
+from .specs import N_SAMPLES, SVM_DUALS
 
 ROUNDS = Spec("SVM solves at candidate masks per node tightening its fixed-alpha bound.",
               ge=0, le=1000)
@@ -244,6 +244,7 @@ class KernelTree(TreeProblem):
 @register("fs-kernel", "method", "bnb", paper="A",
           ref="problem (4), Section 2.2 (per-feature kernel terms)")
 @single_blas
+@uses_solvers(svm=SVM_DUALS)
 def branch_and_bound(problem: FSKernelProblem, plan: SolverPlan, *,
                      seed: Annotated[int, SEED] = 0,
                      n_samples: Annotated[int, N_SAMPLES] = 100,

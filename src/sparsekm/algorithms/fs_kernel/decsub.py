@@ -29,7 +29,7 @@ from sparsekm.declare import Annotated, ParamError, Spec
 from sparsekm.models.fs_kernel import FSKernelProblem, SetFunctions
 from sparsekm.models.fs_kernel.setfun import TENSOR_LIMIT_BYTES
 from sparsekm.models.fs_kernel.specs import BETA_IN
-from sparsekm.registry import register
+from sparsekm.registry import register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan
 from sparsekm.specs import SEED
 
@@ -41,7 +41,7 @@ from .preload import warm_up_search
 from .recipe import unpack
 from .screened import make_evaluator
 from .search import StallWindow
-from .specs import FastPath, Stopping
+from .specs import SVM_DUALS, FastPath, Stopping
 
 __all__ = ["GREEDY_RULES", "decsub_light"]
 
@@ -55,6 +55,7 @@ GREEDY = Spec("Greedy for the submodular beta-step (11): lazy (Minoux's, as in t
 @register("fs-kernel", "method", "decsub", paper="A", ref="Algorithm 3 (DecSubLight*)",
           warm_up=warm_up_search("decsub", sense="paper"))
 @single_blas
+@uses_solvers(svm=SVM_DUALS)
 def decsub_light(problem: FSKernelProblem, plan: SolverPlan, *,
                  beta_in: Annotated[Any, BETA_IN] = None, seed: Annotated[int, SEED] = 0,
                  sol_pool: Annotated[int, SOL_POOL] = 200,

@@ -28,12 +28,13 @@ from sparsekm.declare import Annotated, with_
 from sparsekm.kernels import mask_from_indices
 from sparsekm.models.fs_kernel import FSKernelProblem
 from sparsekm.parallel import as_executor
-from sparsekm.registry import register
+from sparsekm.registry import register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan, Termination
 from sparsekm.specs import WORKERS
 
 from .evaluator import SVM_TOL, Evaluator, mask_result, single_blas
 from .preload import tiny_problem
+from .specs import SVM_DUALS
 
 __all__ = ["all_mask_objectives", "enumerate_masks"]
 
@@ -130,6 +131,7 @@ ENUMERATION_WORKERS = with_(WORKERS, help="Worker processes of the enumeration (
 @register("fs-kernel", "method", "enumerate", paper="A", ref="problem (4), by enumeration",
           warm_up=warm_up)
 @single_blas
+@uses_solvers(svm=SVM_DUALS)
 def enumerate_masks(problem: FSKernelProblem, plan: SolverPlan, *,
                     workers: Annotated[int | None, ENUMERATION_WORKERS] = None) -> Result:
     """Certified optimum of (4) (paper sense) or of the margin sense by enumeration.

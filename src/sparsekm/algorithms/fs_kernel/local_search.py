@@ -17,7 +17,7 @@ import numpy as np
 from sparsekm.declare import Annotated, Spec
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
 from sparsekm.models.fs_kernel.specs import BETA_IN
-from sparsekm.registry import register
+from sparsekm.registry import register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan
 from sparsekm.specs import SEED
 
@@ -26,7 +26,7 @@ from .plain import PlainEvaluator
 from .preload import warm_up_search
 from .screened import make_evaluator
 from .search import StallWindow, sample_n2
-from .specs import N_SAMPLES, FastPath, Stopping
+from .specs import N_SAMPLES, SVM_DUALS, FastPath, Stopping
 
 __all__ = ["N1_LOCAL", "descend", "local_search", "ls_star", "start_mask"]
 
@@ -66,6 +66,7 @@ def descend(ev: PlainEvaluator, beta: np.ndarray, tabu: set[bytes] | None
 @register("fs-kernel", "method", "ls", paper="A", ref="Algorithm 1",
           warm_up=warm_up_search("ls"))
 @single_blas
+@uses_solvers(svm=SVM_DUALS)
 def local_search(problem: FSKernelProblem, plan: SolverPlan, *,
                  beta_in: Annotated[Any, BETA_IN] = None, seed: Annotated[int, SEED] = 0,
                  path: FastPath = FastPath()) -> Result:
@@ -94,6 +95,7 @@ def local_search(problem: FSKernelProblem, plan: SolverPlan, *,
 @register("fs-kernel", "method", "ls-star", paper="A", ref="Algorithm 2",
           warm_up=warm_up_search("ls-star"))
 @single_blas
+@uses_solvers(svm=SVM_DUALS)
 def ls_star(problem: FSKernelProblem, plan: SolverPlan, *,
             beta_in: Annotated[Any, BETA_IN] = None, seed: Annotated[int, SEED] = 0,
             n_samples: Annotated[int, N_SAMPLES] = 500,

@@ -12,7 +12,7 @@ import numpy as np
 from sparsekm.declare import Annotated, ParamError
 from sparsekm.models.fs_kernel import FSKernelProblem, fs_kernel_minlp
 from sparsekm.models.fs_kernel.specs import BETA_IN
-from sparsekm.registry import register
+from sparsekm.registry import Part, register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan, Termination, solve
 from sparsekm.specs import SEED
 
@@ -67,6 +67,7 @@ def _start_only(p: FSKernelProblem, beta0: np.ndarray, plan: SolverPlan, load: f
 
 @register("fs-kernel", "method", "minlp", paper="A", ref="eq. (4); Section 5.1",
           problem_class="MINLP")
+@uses_solvers(minlp=Part("MINLP (4)", ("solver",), classes=("MINLP",)))
 def solve_minlp(problem: FSKernelProblem, plan: SolverPlan, *,
                 beta_in: Annotated[Any, BETA_IN] = None,
                 seed: Annotated[int, SEED] = 0) -> Result:

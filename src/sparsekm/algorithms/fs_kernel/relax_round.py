@@ -10,7 +10,7 @@ import numpy as np
 from sparsekm.declare import Annotated
 from sparsekm.models.fs_kernel import FSKernelProblem
 from sparsekm.models.fs_kernel.specs import BETA_IN
-from sparsekm.registry import register
+from sparsekm.registry import Part, register, uses_solvers
 from sparsekm.relaxations.fs_kernel.continuous import NLP_FORM, continuous
 from sparsekm.solvers import Result, SolveFailedError, SolverPlan
 from sparsekm.specs import SEED
@@ -18,11 +18,15 @@ from sparsekm.specs import SEED
 from .evaluator import Evaluator, mask_result
 from .local_search import start_mask
 from .minlp import paper_sense_only, round_top_B
+from .specs import SVM_DUALS
 
 DEFAULT_TIME_LIMIT = 1800.0
 
 
 @register("fs-kernel", "method", "relax-round", paper="A", ref="Section 5.2 (Ipopt baseline)")
+@uses_solvers(relaxation=Part("relaxation of (4) with beta in [0, 1]", ("solver",),
+                              classes=("NLP",)),
+              svm=SVM_DUALS)
 def relax_round(problem: FSKernelProblem, plan: SolverPlan, *,
                 beta_in: Annotated[Any, BETA_IN] = None, seed: Annotated[int, SEED] = 0,
                 form: Annotated[str, NLP_FORM] = "auto") -> Result:

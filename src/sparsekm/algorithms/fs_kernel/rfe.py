@@ -18,10 +18,11 @@ from __future__ import annotations
 import numpy as np
 
 from sparsekm.models.fs_kernel import FSKernelProblem, SetFunctions
-from sparsekm.registry import register
+from sparsekm.registry import register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan, Termination
 
 from .evaluator import Evaluator, mask_result, single_blas
+from .specs import SVM_DUALS
 
 __all__ = ["rfe", "rfe1", "rfe2"]
 
@@ -81,12 +82,14 @@ def rfe(problem: FSKernelProblem, plan: SolverPlan, variant: int = 2) -> Result:
 
 
 @register("fs-kernel", "method", "rfe1", paper="A", ref="Section 5.2 (Guyon et al.)")
+@uses_solvers(svm=SVM_DUALS)
 def rfe1(problem: FSKernelProblem, plan: SolverPlan) -> Result:
     """RFE1: remove one feature at a time, scored by f(alpha, S - {i}) with alpha fixed."""
     return rfe(problem, plan, 1)
 
 
 @register("fs-kernel", "method", "rfe2", paper="A", ref="Section 5.2 (Guyon et al.)")
+@uses_solvers(svm=SVM_DUALS)
 def rfe2(problem: FSKernelProblem, plan: SolverPlan) -> Result:
     """RFE2: remove one feature at a time, scored by the retrained min_alpha f(alpha, S - {i})."""
     return rfe(problem, plan, 2)

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 
 from sparsekm import declare
 from sparsekm.declare import Spec, with_
+from sparsekm.registry import Part
 from sparsekm.specs import MAX_ITER, THREADS
 
-__all__ = ["FAST", "FAST_THREADS", "ITERATIONS", "N_SAMPLES", "OPT_WINDOW", "FastPath",
+__all__ = ["SVM_DUALS", "FAST", "FAST_THREADS", "ITERATIONS", "N_SAMPLES", "OPT_WINDOW", "FastPath",
            "Stopping"]
 
 N_SAMPLES = Spec("#Samples: masks of N^2 sampled per LS* iteration (Algorithm 2; Section 5: "
@@ -46,3 +47,7 @@ class Stopping:
 
     def __post_init__(self) -> None:
         declare.check_fields(self)
+
+# the SVM duals of paper A's methods, by the native engines (registry.uses_solvers)
+SVM_DUALS = Part("SVM duals (3) on each mask", (), default="sparsekm SMO (libsvm for cold "
+                 "starts)")

@@ -34,7 +34,7 @@ from sparsekm.algorithms.tree import (
 )
 from sparsekm.declare import Annotated
 from sparsekm.models.fs_linear import FSLinearProblem
-from sparsekm.registry import register
+from sparsekm.registry import Part, register, uses_solvers
 from sparsekm.relaxations.fs_linear.node import solve_node
 from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeTask
 from sparsekm.solvers import Result, SolverPlan, relative_gap
@@ -58,6 +58,7 @@ from .bnb_rules import (
 from .common import Search
 from .iterated_swap import warm_up as fast_warm_up
 from .points import support_result
+from .specs import NATIVE_SVM, cop_classes
 
 __all__ = ["BRANCHING", "LinearTree", "NodeRules", "ROOT_SEARCHES", "RootSearch", "bnb",
            "fast_support"]
@@ -381,6 +382,11 @@ class NodeRules:
           paper="Bertsimas, Pauphilet & Van Parys (2021); Hazimeh, Mazumder & Saab (2022)",
           ref="branch and bound with the dual of (13) per node", warm_up=_warm_up,
           plugin_options=("node_form", node_form_params))
+@uses_solvers(node_bound=Part("node bounds", ("relax_solver",), default="sparsekm node-ipm"),
+              svm=NATIVE_SVM,
+              miqp=Part("root MIQPs CoP(K) (16)", ("solver",), classes=cop_classes,
+                        when=lambda o: o.get("root_search") in ("local-search", "kernel-search"),
+                        when_text="with --option root_search=local-search or kernel-search"))
 def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search(),
         root: RootSearch = RootSearch(), node: NodeRules = NodeRules(),
         gap_tol: Annotated[float, GAP_TOL] = 1e-4,
@@ -417,7 +423,9 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
                         node_bound=node.node_bound, strong_candidates=node.strong_candidates,
                         polish_candidates=root.polish_candidates, run_clock=plan.clock,
                         node_options=node_options)
-    return tree_report(run(linear, plan, tree))
+    res = tree_report(run(linear, plan, tree))
+    res.extra["solvers"] = {"node_bound": linear.node_solver}   # the one that ran
+    return res
 
 
 def tree_report(res: Result) -> Result:

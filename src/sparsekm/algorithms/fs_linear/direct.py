@@ -11,12 +11,12 @@ import numpy as np
 from sparsekm.declare import Annotated, Spec
 from sparsekm.models.fs_linear import FSLinearProblem, bigm_model, cop_model, estimate_big_m
 from sparsekm.models.fs_linear.specs import BIG_M
-from sparsekm.registry import register
+from sparsekm.registry import Part, register, uses_solvers
 from sparsekm.solvers import Result, SolveFailedError, SolverPlan
 from sparsekm.solvers.result import Termination
 
 from ..formulation import solve_formulation
-from .specs import COP_FORM
+from .specs import COP_FORM, SVM_QP, cop_classes
 
 WARM_STARTS = ("kernel-search", "local-search", "heuristic", "fast")
 WARM = Spec("Heuristic whose incumbent starts the MIQP: fast (the native swap search, about "
@@ -101,6 +101,7 @@ def _heuristic_only(start: Result, method: str, plan: SolverPlan, load: float) -
 
 
 @register("fs-linear", "method", "bigm", paper="D", ref="eq. (6); warm start: Table 5")
+@uses_solvers(miqp=Part("BigMP (6)", ("solver",), classes=("MIQP",)), svm=SVM_QP)
 def bigm(problem: FSLinearProblem, plan: SolverPlan, *,
          M: Annotated[float | None, BIG_M] = None,
          warm: Annotated[str, WARM] = "fast") -> Result:
@@ -128,6 +129,7 @@ def bigm(problem: FSLinearProblem, plan: SolverPlan, *,
 
 
 @register("fs-linear", "method", "cop", paper="D", ref="eq. (7); CoP* of Table 5")
+@uses_solvers(miqp=Part("CoP (7)", ("solver",), classes=cop_classes), svm=SVM_QP)
 def cop(problem: FSLinearProblem, plan: SolverPlan, *,
         cop_form: Annotated[str, COP_FORM] = "bilinear",
         warm: Annotated[str, WARM] = "fast") -> Result:

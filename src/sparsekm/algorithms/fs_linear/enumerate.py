@@ -15,10 +15,11 @@ import numpy as np
 
 from sparsekm.models.fs_linear import FSLinearProblem, point_result
 from sparsekm.parallel import as_executor
-from sparsekm.registry import register
+from sparsekm.registry import register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan, Termination
 
 from ..svm import solve_svm
+from .specs import SVM_QP
 
 MAX_SUPPORTS = 20_000
 
@@ -37,6 +38,7 @@ def _objectives(problem: FSLinearProblem, supports: list[tuple[int, ...]],
 
 
 @register("fs-linear", "method", "enumerate", paper="D", ref="problem (2), by enumeration")
+@uses_solvers(svm=SVM_QP)
 def enumerate_supports(problem: FSLinearProblem, plan: SolverPlan) -> Result:
     """Certified optimum of (2) by the SVM (1) on every support of size B.
 

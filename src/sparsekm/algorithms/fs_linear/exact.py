@@ -10,13 +10,14 @@ import numpy as np
 from sparsekm.declare import Annotated, Spec, with_
 from sparsekm.models.fs_linear import SR_FORMS, FSLinearProblem, sr_dlmp_model
 from sparsekm.models.fs_linear.specs import BIG_M
-from sparsekm.registry import register
+from sparsekm.registry import Part, register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan, Termination, relative_gap, solve
 from sparsekm.specs import GAP_TOL, MAX_ITER
 
 from .common import Search, dscop_ranking, finish, rank_features
 from .heuristic import run_strategy
 from .points import support_result
+from .specs import MIQPS, RELAX, SVM_QP
 
 S_ADD = Spec("Features K+ (largest u~_j - u~_j^2 outside K) added to the kernel K per "
              "iteration of the exact procedure (Algorithm 4).", ge=1, flag="--s")
@@ -57,6 +58,8 @@ def next_kernel(K: list[int], ut: np.ndarray, s: int, recent: list[set[int]],
 
 
 @register("fs-linear", "method", "exact", paper="D", ref="Algorithm 4")
+@uses_solvers(sr_dlmp=Part("SR-DLMP(K) (21)", ("misocp_solver", "solver"), classes=("MISOCP",)),
+              miqp=MIQPS, relaxation=RELAX, svm=SVM_QP)
 def exact(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search(),
           s: Annotated[int, S_ADD] = 10, gap_tol: Annotated[float, GAP_TOL] = 1e-4,
           M: Annotated[float | None, BIG_M] = None,

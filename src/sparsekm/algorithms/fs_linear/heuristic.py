@@ -9,7 +9,7 @@ import numpy as np
 from sparsekm.declare import Annotated, with_
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.models.fs_linear.bigm import svm_weights
-from sparsekm.registry import register
+from sparsekm.registry import register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan, Termination
 from sparsekm.specs import TIME_LIMIT
 
@@ -17,6 +17,7 @@ from ..svm import solve_svm
 from .common import Search, dscop_ranking, finish
 from .kernel_search import kernel_search
 from .local_search import local_search
+from .specs import MIQPS, RELAX, SVM_QP
 
 TIGHTEN_TIME_LIMIT = with_(TIME_LIMIT, help="Seconds for the 2n tightening problems (19) of "
                            "Proposition 4.1 (none: the time left); features not reached keep "
@@ -34,6 +35,7 @@ def run_strategy(problem: FSLinearProblem, plan: SolverPlan, search: Search,
 
 
 @register("fs-linear", "method", "heuristic", paper="D", ref="Algorithm 3")
+@uses_solvers(miqp=MIQPS, relaxation=RELAX, svm=SVM_QP)
 def heuristic(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search(),
               tighten_time_limit: Annotated[float | None, TIGHTEN_TIME_LIMIT] = None
               ) -> Result:

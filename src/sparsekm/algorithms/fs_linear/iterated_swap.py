@@ -30,7 +30,7 @@ import numpy as np
 from sparsekm.declare import Annotated, Spec
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.parallel import single_blas
-from sparsekm.registry import register
+from sparsekm.registry import Part, register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan, Termination
 from sparsekm.specs import SEED
 
@@ -138,6 +138,8 @@ def warm_up() -> None:
           paper="Zhu et al. (2020), PNAS 117:33117 (splicing); Ferris & Munson (2003)",
           ref="iterated swap search on FS-SVM (2), certified screening, native SVM (1)",
           warm_up=warm_up)
+@uses_solvers(svm=Part("SVMs (1) on a support and its screening", (),
+                       default="sparsekm linear-svm ipm"))
 def fast(problem: FSLinearProblem, plan: SolverPlan, *, swap: SwapOptions = SwapOptions(),
          restarts: Annotated[int, RESTARTS] = 20, perturb: Annotated[float, PERTURB] = 0.25,
          seed: Annotated[int, SEED] = 0, polish: Annotated[bool, POLISH] = True) -> Result:

@@ -7,7 +7,7 @@ from typing import Any
 
 from sparsekm.declare import Annotated
 from sparsekm.models.fs_linear import FSLinearProblem
-from sparsekm.registry import register
+from sparsekm.registry import register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan
 
 from .common import (
@@ -18,10 +18,11 @@ from .common import (
     solve_restricted,
     top_b_incumbent,
 )
-from .specs import COP_FORM, RANKING, RHO
+from .specs import COP_FORM, MIQPS, RANKING, RELAX, RHO, SVM_QP
 
 
 @register("fs-linear", "method", "kernel-search", paper="D", ref="Algorithm 2")
+@uses_solvers(miqp=MIQPS, relaxation=RELAX, svm=SVM_QP)
 def kernel_search(problem: FSLinearProblem, plan: SolverPlan, *,
                   rho: Annotated[int, RHO] = 10,
                   cop_form: Annotated[str, COP_FORM] = "bilinear",

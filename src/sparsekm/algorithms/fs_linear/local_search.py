@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sparsekm.declare import Annotated
 from sparsekm.models.fs_linear import FSLinearProblem
-from sparsekm.registry import register
+from sparsekm.registry import register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan, Termination
 
 from .common import (
@@ -15,10 +15,11 @@ from .common import (
     solve_restricted,
     top_b_incumbent,
 )
-from .specs import COP_FORM, K_EXCESS, RANKING
+from .specs import COP_FORM, K_EXCESS, MIQPS, RANKING, RELAX, SVM_QP
 
 
 @register("fs-linear", "method", "local-search", paper="D", ref="Algorithm 1")
+@uses_solvers(miqp=MIQPS, relaxation=RELAX, svm=SVM_QP)
 def local_search(problem: FSLinearProblem, plan: SolverPlan, *,
                  k: Annotated[int, K_EXCESS] = 10,
                  cop_form: Annotated[str, COP_FORM] = "bilinear",

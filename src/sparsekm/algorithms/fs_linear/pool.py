@@ -73,7 +73,7 @@ class SupportPool:
             fit = solve_linear_svm(p.X[:, list(S)], p.y, C, method="ipm")
             w = np.zeros(p.n)
             w[list(S)] = fit.w
-            got = point_result(p, w, fit.b, method="fast-path", solver="native-ipm")
+            got = point_result(p, w, fit.b, method="fast-path", solver="sparsekm linear-svm ipm")
             got.selected = list(S)
             got.values["alpha"] = fit.alpha
             self.values[(S, C)] = got

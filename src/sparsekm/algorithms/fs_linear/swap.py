@@ -366,7 +366,7 @@ class _Search:
 def _result(problem: FSLinearProblem, S: np.ndarray, fit: LinearSVMFit) -> Result:
     w = np.zeros(problem.n)
     w[S] = fit.w
-    res = point_result(problem, w, fit.b, method="fast", solver="native-ipm")
+    res = point_result(problem, w, fit.b, method="fast", solver="sparsekm linear-svm ipm")
     res.selected = sorted(int(j) for j in S)   # the support, even where some w_j = 0
     res.values["alpha"] = fit.alpha
     return res

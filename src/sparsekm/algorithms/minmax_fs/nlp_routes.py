@@ -22,7 +22,7 @@ from sparsekm.models.minmax_fs import MinMaxFSProblem, check_model_size, lower_l
 from sparsekm.models.minmax_fs import single_level_model as pyomo_20
 from sparsekm.models.minmax_fs.nlp import single_level_nlp
 from sparsekm.models.minmax_fs.specs import BOX, GAMMA0, OBJECTIVE
-from sparsekm.registry import register
+from sparsekm.registry import Part, register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan, Termination, solve
 
 from .common import finish
@@ -82,6 +82,8 @@ def first_iteration_s(problem: MinMaxFSProblem) -> float:
 
 @register("minmax-fs", "method", "ipopt", paper="E", ref="eq. (20), Algorithm 1 (Ipopt)",
           problem_class="NLP")
+@uses_solvers(nlp=Part("(20) from gamma0", ("solver",), default="ipopt", classes=("NLP",),
+                       only=("ipopt",)))
 def ipopt(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *,
           gamma0: Annotated[float | None, GAMMA0] = None,
           model: Annotated[str, MODEL] = "callbacks",
@@ -132,6 +134,8 @@ def ipopt(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *,
 
 @register("minmax-fs", "method", "scip", paper="E", ref="eq. (20) (global solver)",
           problem_class="NLP")
+@uses_solvers(nlp=Part("(20) by spatial branch and bound", ("solver",), default="scip",
+                       classes=("NLP",)))
 def scip(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *,
          gamma0: Annotated[float | None, GAMMA0] = None,
          objective: Annotated[str, OBJECTIVE] = "reduced",

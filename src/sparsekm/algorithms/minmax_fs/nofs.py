@@ -16,7 +16,7 @@ from sparsekm.declare import Annotated
 from sparsekm.models.minmax_fs import MinMaxFSProblem, lower_level
 from sparsekm.models.minmax_fs.lower import SVM_TOL
 from sparsekm.models.minmax_fs.specs import GAMMA0
-from sparsekm.registry import register
+from sparsekm.registry import Part, register, uses_solvers
 from sparsekm.solvers import SolverPlan, Termination
 
 from .common import finish
@@ -27,6 +27,7 @@ __all__ = ["nofs"]
 
 @register("minmax-fs", "method", "nofs", paper="E", ref="Section 4.3 (NO-FS: Algorithm 1's start)",
           problem_class="baseline")
+@uses_solvers(svm=Part("SVM (10) at gamma0", (), default="libsvm"))
 def nofs(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *,
          gamma0: Annotated[float | None, GAMMA0] = None,
          svm_tol: Annotated[float, SVM_TOL_SPEC] = SVM_TOL) -> Any:

@@ -25,7 +25,7 @@ from sparsekm.declare import Annotated, Spec, with_
 from sparsekm.models.minmax_fs import LowerLevel, MinMaxFSProblem, lower_level
 from sparsekm.models.minmax_fs.lower import ENGINES, SVM_ENGINE, SVM_TOL, penalty_gradient
 from sparsekm.models.minmax_fs.specs import GAMMA0
-from sparsekm.registry import register
+from sparsekm.registry import KERNEL_DUAL, Part, register, uses_solvers
 from sparsekm.solvers import SolverPlan, Termination
 from sparsekm.specs import MAX_ITER as SHARED_MAX_ITER
 
@@ -145,6 +145,8 @@ def minimize_value_function(problem: MinMaxFSProblem, gamma0: np.ndarray, clock:
 
 @register("minmax-fs", "method", "fast", paper="E",
           ref="eq. (14) (value function + Danskin gradient, L-BFGS-B)", problem_class="NLP")
+@uses_solvers(svm=Part("SVM duals (12) of the value function", ("solver",),
+                       default="sparsekm SMO (libsvm for the first)", classes=(KERNEL_DUAL,)))
 def fast(problem: MinMaxFSProblem, plan: SolverPlan | None = None, *,
          gamma0: Annotated[float | None, GAMMA0] = None, tol: Annotated[float, TOL] = 1e-8,
          max_iter: Annotated[int, MAX_ITER] = 1000,

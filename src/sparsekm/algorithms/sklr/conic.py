@@ -9,7 +9,7 @@ import numpy as np
 from sparsekm.declare import Annotated, ParamError, Spec
 from sparsekm.models.sklr.dual import dual_model, dual_objective
 from sparsekm.models.sklr.problem import SKLRProblem
-from sparsekm.registry import register
+from sparsekm.registry import Part, register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan, solve
 
 __all__ = ["conic"]
@@ -20,6 +20,7 @@ MAX_ROWS = Spec("Training rows m at most for the conic model of (22) (its m x m 
 
 @register("sklr", "method", "conic", paper="C", ref="eq. (22) (exponential cone)",
           problem_class="EXP")
+@uses_solvers(dual=Part("dual (22)", ("solver",), classes=("EXP",), framework="cvxpy"))
 def conic(problem: SKLRProblem, plan: SolverPlan | None = None, *,
           max_rows: Annotated[int, MAX_ROWS] = 2000) -> Result:
     """Solve (22) with a conic solver (``plan.solver``, default the configured EXP solver).

@@ -28,7 +28,7 @@ import numpy as np
 
 from sparsekm.declare import Annotated, Spec, with_
 from sparsekm.models.sklr.problem import SKLRProblem
-from sparsekm.registry import register
+from sparsekm.registry import Part, register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan, Termination
 from sparsekm.specs import GAP_TOL as SHARED_GAP_TOL
 from sparsekm.specs import MAX_ITER as SHARED_MAX_ITER
@@ -131,6 +131,7 @@ def _refined(ks: Any, y: np.ndarray, loss: Any, res: Result, opts: Any, gap_tol:
 
 @register("sklr", "method", "smo2", paper="C", ref="Section 4.1, SMO Algorithm with WSS "
           "(31)-(35)", problem_class="EXP")
+@uses_solvers(dual=Part("dual (22)", (), default="sparsekm SMO (logistic)"))
 def smo2(problem: SKLRProblem, plan: SolverPlan | None = None, *,
          tol: Annotated[float, TOL] = 1e-5, max_iter: Annotated[int, MAX_ITER] = 10_000,
          gap_tol: Annotated[float, GAP_TOL] = SMO_GAP_TOL,
@@ -143,6 +144,7 @@ def smo2(problem: SKLRProblem, plan: SolverPlan | None = None, *,
 
 @register("sklr", "method", "smo1", paper="C", ref="Section 5.2, S-KLR-1ord (MVP, eq. (32))",
           problem_class="EXP")
+@uses_solvers(dual=Part("dual (22)", (), default="sparsekm SMO (logistic)"))
 def smo1(problem: SKLRProblem, plan: SolverPlan | None = None, *,
          tol: Annotated[float, TOL] = 1e-5, max_iter: Annotated[int, MAX_ITER] = 10_000,
          gap_tol: Annotated[float, GAP_TOL] = SMO_GAP_TOL,

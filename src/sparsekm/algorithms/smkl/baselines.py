@@ -27,11 +27,12 @@ from sparsekm.declare import Annotated, ParamError, Spec, with_
 from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.models.smkl.specs import MAX_ITER, TOL
 from sparsekm.models.smkl.subproblems import simplex_projection
-from sparsekm.registry import register
+from sparsekm.registry import Part, register, uses_solvers
 from sparsekm.solvers import SolverPlan
 from sparsekm.specs import PENALTY, SEED
 
 from .result import method_result
+from .specs import SVM_DUALS
 
 __all__ = ["average", "cka", "easymkl", "single"]
 
@@ -45,6 +46,7 @@ CS = with_(PENALTY, help="SVM penalties C tried by single's cross-validation, wi
 
 @register("smkl", "method", "average", paper="B", ref="Section 2.2 (AverageMKL)",
           problem_class="baseline")
+@uses_solvers(svm=SVM_DUALS)
 def average(problem: SMKLProblem, plan: SolverPlan | None = None) -> Any:
     """AverageMKL: the uniform combination of every kernel."""
     t0 = time.perf_counter()
@@ -60,6 +62,7 @@ def _two_simplex_projection(v: np.ndarray, pos: np.ndarray) -> np.ndarray:
 
 @register("smkl", "method", "easymkl", paper="Aiolli & Donini 2015",
           ref="EasyMKL, paper B eqs. (5)-(6)", problem_class="baseline")
+@uses_solvers(svm=SVM_DUALS)
 def easymkl(problem: SMKLProblem, plan: SolverPlan | None = None, *,
             lam_easy: Annotated[float, LAM_EASY] = 0.1,
             max_iter: Annotated[int, MAX_ITER] = 2000,
@@ -109,6 +112,9 @@ def _centered_gram(K: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 @register("smkl", "method", "cka", paper="Cortes, Mohri & Rostamizadeh 2012",
           ref="alignf (constrained), paper B Section 2.2", problem_class="baseline")
+@uses_solvers(qp=Part("alignment QP", ("qp_solver", "relax_solver", "solver"),
+                      classes=("QP",), framework="cvxpy"),
+              svm=SVM_DUALS)
 def cka(problem: SMKLProblem, plan: SolverPlan | None = None) -> Any:
     """Centered kernel alignment with beta >= 0: min_{v >= 0} v'Mv - 2a'v, beta = v / sum v."""
     import cvxpy as cp
@@ -121,7 +127,7 @@ def cka(problem: SMKLProblem, plan: SolverPlan | None = None) -> Any:
     s = float(np.trace(M)) / problem.q or 1.0
     v = cp.Variable(problem.q, nonneg=True, name="v")
     prob = cp.Problem(cp.Minimize(cp.quad_form(v, cp.psd_wrap(M / s)) - 2 * (a / s) @ v))
-    solve(prob, solver=plan.qp_solver or plan.relax_solver)
+    solve(prob, solver=plan.qp_solver or plan.relax_solver or plan.solver)
     vv = np.clip(np.asarray(v.value, dtype=float), 0.0, None)
     vv[vv < 1e-10 * vv.max()] = 0.0
     beta = vv / vv.sum()
@@ -131,6 +137,7 @@ def cka(problem: SMKLProblem, plan: SolverPlan | None = None) -> Any:
 
 @register("smkl", "method", "single", paper="B", ref="Section 5 (single-kernel SVC baseline)",
           problem_class="baseline")
+@uses_solvers(svm=Part("SVC cross-validation", (), default="scikit-learn SVC (libsvm)"))
 def single(problem: SMKLProblem, plan: SolverPlan | None = None, *,
            folds: Annotated[int, FOLDS] = 10,
            Cs: Annotated[tuple[float, ...], CS] = (0.1, 1.0, 5.0, 10.0, 50.0, 100.0),

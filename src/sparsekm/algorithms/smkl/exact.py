@@ -43,7 +43,7 @@ from sparsekm.declare import Annotated, Spec
 from sparsekm.models.smkl.objective import evaluate
 from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.models.smkl.subproblems import lagrangian_bound
-from sparsekm.registry import register
+from sparsekm.registry import register, uses_solvers
 from sparsekm.relaxations.smkl.cutting_plane import kelley
 from sparsekm.solvers import Result, SolverPlan, Termination
 from sparsekm.solvers.plan import Deadline
@@ -51,7 +51,7 @@ from sparsekm.specs import GAP_TOL, SEED
 
 from .abr import ABRStopping, abr_run, random_start
 from .result import method_result
-from .specs import STARTS
+from .specs import MASTERS, STARTS, SVM_DUALS
 
 NODE_ABR_ITER = Spec("ABR iterations (Algorithm 1's T) from the bound's minimizer at each "
                      "branching node (0: none).", ge=0, le=10_000)
@@ -239,6 +239,8 @@ class SMKLTree(TreeProblem):
 
 @register("smkl", "method", "exact", paper="B", ref="Section 4.2 (branch-and-bound on z)",
           problem_class="MISDP")
+@uses_solvers(svm=SVM_DUALS,
+              leaves=MASTERS)
 def exact(problem: SMKLProblem, plan: SolverPlan | None = None, *,
           starts: Annotated[int, STARTS] = 3, seed: Annotated[int, SEED] = 0,
           gap_tol: Annotated[float, GAP_TOL] = 1e-4,
@@ -256,6 +258,8 @@ def exact(problem: SMKLProblem, plan: SolverPlan | None = None, *,
 
 @register("smkl", "method", "enumerate", paper="B", ref="eq. (4), support by support",
           problem_class="convex per support")
+@uses_solvers(svm=SVM_DUALS,
+              supports=MASTERS)
 def enumerate_supports(problem: SMKLProblem, plan: SolverPlan | None = None, *,
                        gap_tol: Annotated[float, GAP_TOL] = 1e-5) -> Any:
     """Solve (4) on every k0-subset of kernels (a convex problem each) and take the best.

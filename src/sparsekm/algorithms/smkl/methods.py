@@ -17,13 +17,13 @@ import numpy as np
 from sparsekm.declare import Annotated, ParamError, Spec
 from sparsekm.models.smkl.objective import evaluate
 from sparsekm.models.smkl.problem import SMKLProblem
-from sparsekm.registry import register
+from sparsekm.registry import register, uses_solvers
 from sparsekm.solvers import SolverPlan, Termination
 from sparsekm.specs import SEED
 
 from .abr import ABRStopping, abr_run, random_start, sparse_start
 from .result import method_result
-from .specs import INIT, INITS, STARTS
+from .specs import INIT, INITS, STARTS, SVM_DUALS
 
 __all__ = ["abr", "initial_betas"]
 
@@ -114,6 +114,7 @@ def _warm_up() -> None:
 
 @register("smkl", "method", "abr", paper="B", ref="Algorithm 1", problem_class="heuristic",
           warm_up=_warm_up)
+@uses_solvers(svm=SVM_DUALS)
 def abr(problem: SMKLProblem, plan: SolverPlan | None = None, *,
         init: Annotated[str, INIT] = "ranking", starts: Annotated[int, STARTS] = 3,
         seed: Annotated[int, SEED] = 0, stop: ABRStopping = ABRStopping(tol=1e-4),

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from sparsekm import registry
 from sparsekm.declare import Spec
+from sparsekm.registry import Part
 
-__all__ = ["INIT", "INITS", "STARTS"]
+__all__ = ["INIT", "INITS", "MASTERS", "STARTS", "SVM_DUALS"]
 
 INITS = ("ranking", "random")  # besides a registered smkl relaxation's name
 
@@ -19,3 +20,8 @@ INIT = Spec("ABR's first start: ranking (the best single kernels by (4)), random
             "3.3) or a registered smkl relaxation (its k0 largest weights); random starts "
             "fill up to starts.",
             choices=lambda: (*INITS, *registry.names("smkl", "relaxation")), flag="--init")
+
+# the parts of paper B's methods (registry.uses_solvers)
+SVM_DUALS = Part("SVM duals (7)", (), default="sparsekm SMO (libsvm for cold starts)")
+MASTERS = Part("(4) on a support by cutting planes (master QPs)", ("relax_solver", "solver"),
+               classes=("QP",), framework="cvxpy")

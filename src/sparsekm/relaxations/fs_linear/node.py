@@ -31,11 +31,13 @@ from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.solvers import ConicQP, SolverPlan, solve
 
 from .node_form import (
+    NATIVE_NODE,
     NodeForm,
     NodeSolution,
     NodeTask,
     column_generation,
     feasible_alpha,
+    layer_solver,
     top_k_child_bounds,
     top_sum,
 )
@@ -274,8 +276,8 @@ class PerspectiveNode(NodeForm):
 
     def solver_name(self, problem: FSLinearProblem, plan: SolverPlan) -> str:
         if plan.relax_solver is None and problem.m <= NATIVE_MAX_M:
-            return "native-ipm"
-        return plan.relax_solver or "default-socp"
+            return NATIVE_NODE
+        return plan.relax_solver or layer_solver("SOCP")
 
     def solve(self, problem: FSLinearProblem, plan: SolverPlan, task: NodeTask
               ) -> NodeSolution:

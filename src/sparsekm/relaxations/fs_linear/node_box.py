@@ -35,7 +35,7 @@ from sparsekm.solvers import ConicQP, SolverPlan, solve
 
 from .node import solve_node
 from .node_bigm import huber, incumbent_intervals
-from .node_form import NodeForm, NodeSolution, NodeTask, feasible_alpha
+from .node_form import NodeForm, NodeSolution, NodeTask, feasible_alpha, layer_solver
 
 __all__ = ["BoxNode", "box_node_certificate", "node_box_qp"]
 
@@ -146,7 +146,7 @@ class BoxNode(NodeForm):
     ref = "(8) with big-M intervals from the incumbent (valid at a node)"
 
     def solver_name(self, problem: FSLinearProblem, plan: SolverPlan) -> str:
-        return plan.relax_solver or "clarabel-qp"
+        return plan.relax_solver or layer_solver("QP")
 
     def prepare(self, problem: FSLinearProblem, plan: SolverPlan, ub: float
                 ) -> dict[str, np.ndarray]:

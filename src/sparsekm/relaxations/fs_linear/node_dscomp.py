@@ -33,7 +33,15 @@ from sparsekm.solvers import ConicQP, SolverPlan, solve
 
 from .node import NATIVE_MAX_M, _selection, solve_node
 from .node_bigm import bigm_certificate, incumbent_intervals
-from .node_form import NodeForm, NodeSolution, NodeTask, column_generation, top_k_child_bounds
+from .node_form import (
+    NATIVE_NODE,
+    NodeForm,
+    NodeSolution,
+    NodeTask,
+    column_generation,
+    layer_solver,
+    top_k_child_bounds,
+)
 
 __all__ = ["DSCoMPNode", "node_dscomp_qp"]
 
@@ -137,8 +145,8 @@ class DSCoMPNode(NodeForm):
 
     def solver_name(self, problem: FSLinearProblem, plan: SolverPlan) -> str:
         if plan.relax_solver is None and problem.m <= NATIVE_MAX_M:
-            return "native-ipm-bigm"
-        return plan.relax_solver or "default-socp"
+            return f"{NATIVE_NODE} (big-M)"
+        return plan.relax_solver or layer_solver("SOCP")
 
     def prepare(self, problem: FSLinearProblem, plan: SolverPlan, ub: float
                 ) -> dict[str, np.ndarray]:

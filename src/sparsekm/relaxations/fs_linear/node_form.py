@@ -38,8 +38,8 @@ import numpy as np
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.solvers import SolverPlan
 
-__all__ = ["NodeForm", "NodeSolution", "NodeTask", "column_generation", "feasible_alpha",
-           "top_k_child_bounds", "top_sum"]
+__all__ = ["NATIVE_NODE", "NodeForm", "NodeSolution", "NodeTask", "column_generation",
+           "feasible_alpha", "layer_solver", "top_k_child_bounds", "top_sum"]
 
 REUSES = ("multipliers", "working_set")
 MAX_ROUNDS = 25     # column-generation rounds per node (each one restricted conic solve)
@@ -134,8 +134,9 @@ class NodeForm:
                                             for k, v in options.items()})
 
     def solver_name(self, problem: FSLinearProblem, plan: SolverPlan) -> str:
-        """The node solver, named in the result."""
-        return plan.relax_solver or "default-socp"
+        """The node solver, named in the result: the plan's relaxation solver, else the one
+        the solver layer picks for the form's SOCP."""
+        return plan.relax_solver or layer_solver("SOCP")
 
     def prepare(self, problem: FSLinearProblem, plan: SolverPlan, ub: float
                 ) -> dict[str, np.ndarray]:
@@ -153,6 +154,20 @@ class NodeForm:
         """(bound of the child j fixed out, bound of the child j fixed in) for each j of
         ``task.free``, each certified at ``sol.alpha``; None when the form has no fixing rule."""
         return None
+
+
+NATIVE_NODE = "sparsekm node-ipm"   # the dense interior point of the node duals (engines)
+
+
+def layer_solver(problem_class: str) -> str:
+    """The solver the solver layer picks for a matrix model (ConicQP) of ``problem_class``
+    when none is named (the configured one, else the first capable installed)."""
+    from sparsekm.solvers import ProblemClass, SolverError, resolve_solver
+
+    try:
+        return resolve_solver(ProblemClass(problem_class), "matrix", None)
+    except SolverError:
+        return "none installed"
 
 
 def feasible_alpha(problem: FSLinearProblem, alpha: np.ndarray) -> np.ndarray:

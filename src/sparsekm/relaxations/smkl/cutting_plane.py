@@ -79,7 +79,8 @@ def kelley(problem: SMKLProblem, *, S: np.ndarray | None = None, alphas: list | 
            cutoff: float = np.inf, plan: SolverPlan | None = None) -> dict[str, Any]:
     """Minimize F(beta) + penalty by cutting planes (``S`` given: support mode, else (14)).
 
-    ``plan``: its running clock stops the iterations, its ``relax_solver`` solves the masters.
+    ``plan``: its running clock stops the iterations, its ``relax_solver`` (else its ``solver``)
+    solves the masters.
 
     Returns ``upper`` (support mode: certified value of (4) at ``beta``; perspective mode: the
     relaxation's value at the master point), ``bound`` (certified lower bound on the
@@ -88,7 +89,7 @@ def kelley(problem: SMKLProblem, *, S: np.ndarray | None = None, alphas: list | 
     """
     t0 = time.perf_counter()
     deadline = None if plan is None else plan.clock
-    solver = None if plan is None else plan.relax_solver
+    solver = None if plan is None else (plan.relax_solver or plan.solver)
     lam, k0, q = problem.lam, problem.k0, problem.q
     S = None if S is None else np.asarray(sorted(S), dtype=int)
     excluded = () if S is None else tuple(np.setdiff1d(np.arange(q), S))
