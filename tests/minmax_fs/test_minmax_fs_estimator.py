@@ -93,7 +93,8 @@ def test_cli_json_objective_is_14_at_the_returned_gamma():
     (["--gamma0", "-0.5"], "--gamma0 -0.5: give a finite number >= 0"),
     (["--method", "bfgs", "--gamma0", "0.1"], "fast, ipopt, nofs, scip"),
     (["--method", "scip", "--gamma0", "0.1"], "method='fast'"),
-    (["--solver", "gurobi", "--gamma0", "0.1"], "go with methods 'ipopt' / 'scip'")])
+    (["--solver", "gurobi", "--gamma0", "0.1"], "solvers that can: libsvm, smo; methods that "
+                                                "take gurobi: scip")])
 def test_cli_user_errors_are_one_line_exit_2(args, needle):
     res = runner.invoke(app, ["solve", "minmax-fs", "--data", "wine", *args, "--json"])
     assert res.exit_code == 2, res.output

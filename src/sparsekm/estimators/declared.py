@@ -11,6 +11,11 @@ values with the same rules as the CLI (:func:`sparsekm.run.resolve`): a bad valu
 difference, scikit-learn's convention: a method's option that the chosen method does not take
 is ignored (an rbf SVC ignores ``degree``), so that a grid search over methods works; the CLI
 refuses it.
+
+Given means given. A method's option defaults to the sentinel ``"auto"`` (scikit-learn's
+``dual="auto"``): the chosen method's own default, which may differ between methods
+(``n_samples``: 100 for paper A's ``bnb``, 500 for ``ls-star``). Any other value counts as
+given, a value equal to some declared default included, and reaches the method.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ from typing import Any
 
 from sparsekm.declare import Param, Spec, params_of
 
-__all__ = ["declared_estimator", "estimator_params", "resolved"]
+__all__ = ["METHOD_DEFAULT", "declared_estimator", "estimator_params", "resolved"]
 
+METHOD_DEFAULT = "auto"   # a method option left to the chosen method's own default
 RUN_KEPT = ("solver", "time_limit", "seed")
 RENAMED = {"seed": "random_state"}
 METHOD_OPTIONS = Param("method_options", dict | None, None,
@@ -39,7 +45,8 @@ def estimator_params(cmd: Any, own: type | None = None,
         if (groups[name] == "run" and name not in RUN_KEPT) or name in exclude:
             continue
         new = RENAMED.get(name, name)
-        out[new] = replace(p, name=new)
+        default = METHOD_DEFAULT if groups[name] == "option" else p.default
+        out[new] = replace(p, name=new, default=default)
     if own is not None:
         out.update(params_of(own))
     if cmd.kind is not None:
@@ -50,7 +57,9 @@ def estimator_params(cmd: Any, own: type | None = None,
 def _doc(cls: type, params: dict[str, Param]) -> str:
     lines = [(cls.__doc__ or "").rstrip(), "", "    Parameters", "    ----------"]
     for name, p in params.items():
-        lines.append(f"    {name} : {p.describe()} (default {p.default!r})")
+        default = "'auto': the chosen method's own" if p.default == METHOD_DEFAULT else \
+            repr(p.default)
+        lines.append(f"    {name} : {p.describe()} (default {default})")
         lines.append(f"        {p.help}")
     return "\n".join(lines) + "\n"
 
@@ -89,16 +98,21 @@ def declared_estimator(action: str, problem: str, own: type | None = None,
 
 def resolved(est: Any) -> Any:
     """The estimator's :class:`~sparsekm.run.resolve.Call`: its parameters checked by the
-    command's rules (only those off their default count as given)."""
+    command's rules. Every value passed counts as given (a method option left at ``"auto"``
+    does not: the chosen method's own default applies); None is the default of every other
+    parameter that takes it."""
     from sparsekm.run import PYTHON, resolve
 
     cmd, given = est._command, {}
-    for name, p in est._declared.items():
+    groups = cmd.groups()
+    for name in est._declared:
         if name == "method_options":
             continue
         value = getattr(est, name)
-        if value is not None and _differs(value, p.default):
-            given[{v: k for k, v in RENAMED.items()}.get(name, name)] = value
+        key = {v: k for k, v in RENAMED.items()}.get(name, name)
+        if _is_sentinel(value) or (value is None and groups.get(key) != "option"):
+            continue
+        given[key] = value
     own = {k: est._declared[k].check(given.pop(k)) for k in list(given)
            if k not in cmd.params()}
     entry = _entry(cmd, given.get(cmd.kind, cmd.default_choice())) if cmd.kind else None
@@ -117,8 +131,6 @@ def _entry(cmd: Any, method: Any) -> Any:
         return None
 
 
-def _differs(value: Any, default: Any) -> bool:
-    try:
-        return bool(value != default)
-    except Exception:  # noqa: BLE001 - arrays and other values that do not compare to a bool
-        return True
+def _is_sentinel(value: Any) -> bool:
+    """The value is :data:`METHOD_DEFAULT` (an array or any other value is not)."""
+    return isinstance(value, str) and value == METHOD_DEFAULT

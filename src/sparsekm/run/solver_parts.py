@@ -112,6 +112,24 @@ def check_solver_use(entry: Any, options: dict[str, Any], given: dict[str, Any],
         able = _able(part, options)
         if solver not in able:
             classes = "/".join(part.problem_classes(options))
+            takers = _takers(entry, solver)
             raise UserError(f"{shown}: method {entry.name} solves its {part.what} as "
                             f"{classes} models; solvers that can: "
-                            f"{', '.join(able) or 'none installed'}")
+                            f"{', '.join(able) or 'none installed'}"
+                            + (f"; methods that take {solver}: {', '.join(takers)}"
+                               if takers else ""))
+
+
+def _takers(entry: Any, solver: str) -> list[str]:
+    """The other methods of the problem whose parts ``--solver`` reaches and can take
+    ``solver`` (with their default options)."""
+    from sparsekm import registry
+
+    out = []
+    for e in registry.entries(entry.problem, "method"):
+        opts = e.options
+        if e.name != entry.name and any(p.runs(opts) and "solver" in p.flags
+                                        and solver in _able(p, opts)
+                                        for p in e.parts.values()):
+            out.append(e.name)
+    return out
