@@ -1,8 +1,11 @@
 """The one time budget of a run: a :class:`Deadline`, passed down as an object, never a global.
 
-A command's clock starts with its process (the CLI passes the moment :mod:`sparsekm` was
-imported), a bench run's with its child process; every method, node solve and worker reads the
-same :class:`Deadline`, so ``--time-limit`` covers start-up and every part of the work.
+A command's clock starts with its process: the CLI's entry point makes a :class:`Deadline`
+without a limit that starts the moment :mod:`sparsekm` was imported and hands it to the
+command (click's context object); the run layer gives it the run's limit
+(:meth:`Deadline.limited`), and every method, node solve and worker reads that same object
+or a part of it, so ``--time-limit`` covers start-up and every part of the work. A bench run
+starts its own in its child process.
 """
 
 from __future__ import annotations
@@ -26,21 +29,28 @@ class Deadline:
         if time_limit is not None and not time_limit > 0:
             raise ValueError(f"time limit {time_limit} must be > 0 seconds (or None)")
         self.t0 = time.perf_counter()
+        self.start = self.t0 if since is None else float(since)
         self.limit = time_limit
-        self.end = math.inf if time_limit is None else \
-            (self.t0 if since is None else since) + time_limit
+        self.end = math.inf if time_limit is None else self.start + time_limit
+
+    def limited(self, time_limit: float | None) -> Deadline:
+        """The deadline ``time_limit`` seconds after this one's start (a run's start, given
+        its limit once the flags are read)."""
+        return Deadline(time_limit, since=self.start)
 
     def __getstate__(self) -> dict[str, Any]:
         """Sent to another process as wall-clock readings (``perf_counter`` has no meaning
         outside this one), so a worker, local or on Dask, stops at the same moment."""
         now_p, now_w = time.perf_counter(), time.time()
         return {"limit": self.limit, "t0_wall": now_w - (now_p - self.t0),
+                "start_wall": now_w - (now_p - self.start),
                 "end_wall": self.end if math.isinf(self.end) else now_w + (self.end - now_p)}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         now_p, now_w = time.perf_counter(), time.time()
         self.limit = state["limit"]
         self.t0 = now_p - (now_w - state["t0_wall"])
+        self.start = now_p - (now_w - state.get("start_wall", state["t0_wall"]))
         end = state["end_wall"]
         self.end = end if math.isinf(end) else now_p + (end - now_w)
 

@@ -112,14 +112,15 @@ def demo_cmd(
 
 
 def main() -> None:
-    """Console-script entry point: the command's clock starts with the process, and the
-    process ends as soon as the command has (:func:`_exit_now`)."""
+    """Console-script entry point: the command's clock starts with the process (a
+    :class:`~sparsekm.deadline.Deadline` from the import of :mod:`sparsekm`, handed to the
+    command as click's context object), and the process ends as soon as the command has
+    (:func:`_exit_now`)."""
     from sparsekm import IMPORTED_AT
-    from sparsekm.run.clock import mark_start
+    from sparsekm.deadline import Deadline
 
-    mark_start(IMPORTED_AT)        # --time-limit covers the command from its start
     try:
-        app()
+        app(obj=Deadline(None, since=IMPORTED_AT))   # --time-limit covers the start-up
         code: object = 0
     except SystemExit as exc:
         code = exc.code

@@ -130,13 +130,15 @@ def emit(payload: dict[str, Any], as_json: bool) -> None:
         raise typer.Exit(code=1)
 
 
-def run_command(cmd: Any, given: dict[str, Any], items: list[str], json_out: bool) -> None:
+def run_command(cmd: Any, given: dict[str, Any], items: list[str], json_out: bool,
+                clock: Any = None) -> None:
     """Resolve, run and print one command: user mistakes as one line (exit 2), stdout kept
-    for the JSON, a failed solve on stderr (exit 1)."""
+    for the JSON, a failed solve on stderr (exit 1). ``clock``: the command's
+    :class:`~sparsekm.deadline.Deadline` from the process's start (:func:`run_clock`)."""
     from sparsekm.run import execute, resolve
 
     with cli_errors():
-        call = resolve(cmd, given, items)
+        call = resolve(cmd, given, items, clock=clock)
         with stdout_to_stderr(json_out):
             payload = execute(call)
     emit(payload, json_out)
@@ -172,10 +174,11 @@ def build(cmd: Any) -> Callable[..., None]:
     """The typer function of ``cmd``: its signature is the declared parameters."""
 
     def command(**kwargs: Any) -> None:
+        clock = run_clock(kwargs.pop("ctx", None))
         json_out = bool(kwargs.pop("json_out", False))
         items = list(kwargs.pop("option", None) or [])
         given = {k: v for k, v in kwargs.items() if v is not None}
-        run_command(cmd, given, items, json_out)
+        run_command(cmd, given, items, json_out, clock)
 
     params = []
     for name, p in cmd.params().items():
@@ -188,12 +191,24 @@ def build(cmd: Any) -> Callable[..., None]:
     return signed(command, params, cmd)
 
 
+def run_clock(ctx: Any) -> Any:
+    """The command's clock: the :class:`~sparsekm.deadline.Deadline` the entry point started
+    with the process (click's context object, :func:`sparsekm.cli.app.main`); None when the
+    app runs without it (then the clock starts at the command)."""
+    from sparsekm.deadline import Deadline
+
+    obj = None if ctx is None else ctx.find_root().obj
+    return obj if isinstance(obj, Deadline) else None
+
+
 def signed(command: Callable[..., None], params: list[inspect.Parameter], cmd: Any
            ) -> Callable[..., None]:
-    """``command`` with the signature Typer reads: ``params`` plus ``--json``, and the
-    command's help and name."""
+    """``command`` with the signature Typer reads: ``params`` plus ``--json`` and the click
+    context (the run's clock), and the command's help and name."""
     params = [*params, inspect.Parameter("json_out", inspect.Parameter.KEYWORD_ONLY,
-                                         default=False, annotation=JsonFlag)]
+                                         default=False, annotation=JsonFlag),
+              inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, default=None,
+                                annotation=typer.Context)]
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in params}
     command.__doc__ = cmd.help

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .build import _option, cli_errors, emit, signed, stdout_to_stderr
+from .build import _option, cli_errors, emit, run_clock, signed, stdout_to_stderr
 
 __all__ = ["check_app", "export_app"]
 
@@ -29,10 +29,11 @@ def _command(cmd: Any) -> Any:
     def command(**kwargs: Any) -> None:
         from sparsekm.run import execute, resolve
 
+        clock = run_clock(kwargs.pop("ctx", None))
         json_out = bool(kwargs.pop("json_out", False))
         given = {k: v for k, v in kwargs.items() if v is not None}
         with cli_errors():
-            call = resolve(cmd, given, [])
+            call = resolve(cmd, given, [], clock=clock)
             with stdout_to_stderr(json_out):
                 payload = execute(call)
         emit(payload, json_out)

@@ -172,17 +172,18 @@ def _check_provenance(spec: dict[str, Any]) -> None:
 def run_in_process(spec: dict[str, Any]) -> dict[str, Any]:
     """Call the run in this process: ``{"payload": ...}`` or ``{"error": ..., ...}``."""
     try:
+        from sparsekm.deadline import Deadline
         from sparsekm.run import run
-        from sparsekm.run.clock import mark_start
         from sparsekm.run.quiet import quiet_third_party_warnings, stdout_to_stderr
 
-        mark_start()                 # the run's time limit counts from here
+        clock = Deadline(None)       # the run's time limit counts from here
         quiet_third_party_warnings()
         for item in spec.get("imports", ()):
             import_plugin(item)
         _check_provenance(spec)
         with _limit_threads(spec.get("threads", 1)), stdout_to_stderr():
-            payload = run(spec["action"], spec["problem"], spec["given"], spec["options"])
+            payload = run(spec["action"], spec["problem"], spec["given"], spec["options"],
+                          clock=clock)
         return {"payload": payload}
     except BaseException as exc:  # noqa: BLE001 - the run's failure is its result
         tb = traceback.format_exception(type(exc), exc, exc.__traceback__)

@@ -100,8 +100,8 @@ def _checkpoint(root: Path, inst: Instance) -> Path:
 def certify(inst: Instance, root: Path, time_limit: float) -> dict[str, Any]:
     """Run the instance's certifying method for at most ``time_limit`` s (resuming its
     checkpoint); append the run to the record."""
+    from sparsekm.deadline import Deadline
     from sparsekm.run import run as run_command
-    from sparsekm.run.clock import mark_start
 
     rec = describe_instance(inst, root)
     options = dict(inst.method_options)
@@ -112,10 +112,10 @@ def certify(inst: Instance, root: Path, time_limit: float) -> dict[str, Any]:
         options["checkpoint"] = str(ckpt)
     resumed = ckpt is not None and ckpt.exists()
     given = {**inst.given(), "method": inst.method, "time_limit": time_limit}
-    mark_start()                      # each run's limit counts from its own start
+    clock = Deadline(None)            # each run's limit counts from its own start
     t0, c0, k0 = time.perf_counter(), time.process_time(), _children_cpu()
     try:
-        payload = run_command("solve", inst.problem, given, options)
+        payload = run_command("solve", inst.problem, given, options, clock=clock)
     except UserError as err:           # a checkpoint of other search options: start afresh
         if ckpt is None or not isinstance(err.__cause__, CheckpointError):
             raise
@@ -123,7 +123,7 @@ def certify(inst: Instance, root: Path, time_limit: float) -> dict[str, Any]:
                       stacklevel=2)
         ckpt.unlink()
         resumed = False
-        payload = run_command("solve", inst.problem, given, options)
+        payload = run_command("solve", inst.problem, given, options, clock=clock)
     wall = time.perf_counter() - t0
     cpu = time.process_time() - c0 + _children_cpu() - k0   # worker processes included
     sense = payload.get("sense", "min")

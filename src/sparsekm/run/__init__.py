@@ -61,9 +61,11 @@ def _named_solver_error(call: Call, exc: Exception) -> UserError | None:
 
 
 def run(action: str, problem: str, given: dict[str, Any], options: dict[str, Any] | None = None,
-        style: Any = GRID) -> dict[str, Any]:
-    """``sparsekm ACTION PROBLEM`` with these values, in this process: its JSON payload."""
-    return execute(resolve(command(action, problem), given, options or {}, style))
+        style: Any = GRID, clock: Any = None) -> dict[str, Any]:
+    """``sparsekm ACTION PROBLEM`` with these values, in this process: its JSON payload
+    (``clock``: the run's :class:`~sparsekm.deadline.Deadline`, started by the caller;
+    default: from now)."""
+    return execute(resolve(command(action, problem), given, options or {}, style, clock))
 
 
 def dry_run(action: str, problem: str, given: dict[str, Any],

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sparsekm.deadline import Deadline
 from sparsekm.declare import Param, ParamError
 
 from .command import Command
@@ -71,6 +72,7 @@ class Call:
     plan: dict[str, Any]
     style: Style = CLI
     shown: dict[str, str] = field(default_factory=dict)
+    deadline: Deadline = field(default_factory=lambda: Deadline(None), compare=False)
 
     @property
     def entry(self) -> Any:
@@ -95,18 +97,17 @@ class Call:
         return {**self.opts.params(), **out}   # a method's own seed is the one it ran
 
     def solver_plan(self, **extra: Any) -> Any:
-        """The :class:`~sparsekm.solvers.SolverPlan` of the run, its clock started when the
-        run started (:mod:`.clock`): the time limit covers start-up, and the method's own
-        deadline comes ``min(WRAP_UP_S, 10 %)`` of the limit earlier, for the report."""
+        """The :class:`~sparsekm.solvers.SolverPlan` of the run on the run's own
+        :class:`~sparsekm.deadline.Deadline` (started by the front door: the time limit
+        covers start-up); the method's part of it ends ``min(WRAP_UP_S, 10 %)`` of the limit
+        earlier, for the report."""
         from sparsekm.solvers import SolverPlan
-
-        from .clock import started
 
         plan = {**self.plan, **extra}
         limit = self.opts.time_limit
         reserve = 0.0 if limit is None else min(WRAP_UP_S, 0.1 * limit)
         return SolverPlan(solver=self.opts.solver, time_limit=limit,
-                          **plan).start(since=started() - reserve)
+                          **plan).with_(deadline=self.deadline.part(less=reserve))
 
     def build(self, cls: type, X: Any, y: Any, **changes: Any) -> Any:
         """The problem ``cls`` on (X, y) with the call's parameters (and ``changes``)."""
@@ -197,9 +198,12 @@ def _options(cmd: Command, choice: str | None, flags: dict[str, tuple[Any, str]]
 
 
 def resolve(cmd: Command, given: Mapping[str, Any],
-            options: Mapping[str, Any] | Iterable[str] = (), style: Style = CLI) -> Call:
+            options: Mapping[str, Any] | Iterable[str] = (), style: Style = CLI,
+            clock: Deadline | None = None) -> Call:
     """Validate ``given`` (parameter name -> value as the user gave it; only what was given)
-    and ``options`` (``--option`` items or a mapping) into the :class:`Call` of ``cmd``."""
+    and ``options`` (``--option`` items or a mapping) into the :class:`Call` of ``cmd``.
+    ``clock``: the run's clock, started by the front door (the CLI: at the process's start);
+    the call's :attr:`Call.deadline` is it with the run's time limit (default: from now)."""
     params, groups = cmd.params(), cmd.groups()
     unknown = sorted(k for k in given if cmd.lookup(k) is None)
     if unknown:
@@ -242,7 +246,8 @@ def resolve(cmd: Command, given: Mapping[str, Any],
                 for g in ("problem", "own", "plan")}
     return Call(cmd, opts, {**defaults["problem"], **sections["problem"]}, choice,
                 options_given, {**defaults["own"], **sections["own"]},
-                {**defaults["plan"], **sections["plan"]}, style, shown)
+                {**defaults["plan"], **sections["plan"]}, style, shown,
+                (clock or Deadline(None)).limited(opts.time_limit))
 
 
 def _check_solvers(opts: RunOptions, plan: dict[str, Any], shown: dict[str, str],
