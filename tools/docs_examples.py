@@ -42,6 +42,7 @@ EXAMPLES: dict[str, str] = {
     "svm": "sparsekm solve svm --data sonar --kernel rbf --gamma 0.05 --C 10 --json",
     "user_mistake": "sparsekm solve fs-linear --data wholesale --B 3 --C 0",
     "python_tour": "python docs/examples/tour.py",
+    "formulation": "python docs/examples/formulation.py",
 }
 
 

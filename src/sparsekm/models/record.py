@@ -90,24 +90,33 @@ class ModelRecord:
                 "cuts": list(self.cuts), "note": self.note, "fingerprint": self.fingerprint}
 
 
-def _value(x: Any) -> Any:
-    return None if x is None else float(x)
+def _key(name: str, index: Any) -> str:
+    if index is None:
+        return name
+    if isinstance(index, tuple):
+        return f"{name}[{','.join(map(str, index))}]"
+    return f"{name}[{index}]"
 
 
 def snapshot(model: Any) -> Snapshot:
     """The structure of the Pyomo ``model`` (active constraints and objectives, every
-    variable)."""
+    variable), read component by component (a data object's ``name`` costs a string per
+    entry: 0.4 s on colorectal's CoP)."""
     import pyomo.environ as pyo
 
     cons, exprs, vars_, objs = {}, {}, {}, {}
-    for c in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
-        name = c.name
-        cons[name] = (_value(pyo.value(c.lower)) if c.has_lb() else None,
-                      _value(pyo.value(c.upper)) if c.has_ub() else None)
-        exprs[f"c:{name}"] = c.expr
-    for v in model.component_data_objects(pyo.Var, descend_into=True):
-        vars_[v.name] = (_value(v.lb), _value(v.ub), bool(v.fixed),
-                         _value(v.value) if v.fixed else None, str(v.domain))
+    for comp in model.component_objects(pyo.Constraint, active=True, descend_into=True):
+        cname = comp.getname(fully_qualified=True)
+        for idx, c in comp.items():
+            if c.active:
+                key = _key(cname, idx)
+                cons[key] = (c.lb, c.ub)
+                exprs[f"c:{key}"] = c.expr
+    for comp in model.component_objects(pyo.Var, descend_into=True):
+        cname = comp.getname(fully_qualified=True)
+        for idx, v in comp.items():
+            vars_[_key(cname, idx)] = (v.lb, v.ub, v.fixed, v.value if v.fixed else None,
+                                       v.domain.name)
     for o in model.component_data_objects(pyo.Objective, active=True, descend_into=True):
         objs[o.name] = (int(o.sense),)
         exprs[f"o:{o.name}"] = o.expr

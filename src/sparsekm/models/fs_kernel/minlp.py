@@ -23,6 +23,7 @@ import numpy as np
 from sparsekm.registry import NONLINEAR, Export, exportable, register
 from sparsekm.solvers import ProblemClass, declare_class
 
+from ..record import stamp
 from .problem import FSKernelProblem
 
 __all__ = ["fs_kernel_beta_subproblem", "fs_kernel_minlp"]
@@ -133,6 +134,8 @@ def fs_kernel_minlp(problem: FSKernelProblem, relax: bool = False, beta_start: A
         degree, coef0, aux)
     mdl.obj = pyo.Objective(expr=0.5 * quad - pyo.quicksum(mdl.alpha[i] for i in mdl.I),
                             sense=pyo.minimize)
+    stamp(mdl, "fs-kernel", "minlp", ref="paper A, eq. (4)",
+          role="relaxation" if relax else "exact", form="beta in [0, 1]" if relax else "")
     return declare_class(mdl, ProblemClass.NLP if relax else ProblemClass.MINLP)
 
 
@@ -160,4 +163,6 @@ def fs_kernel_beta_subproblem(problem: FSKernelProblem, alpha: Any) -> Any:
     quad = _weighted_kernel_sum(mdl, Xs, lambda i, h: float(a[i] * a[h]), kernel, gamma, degree,
                                 coef0, aux=True)
     mdl.obj = pyo.Objective(expr=0.5 * quad, sense=pyo.minimize)
+    stamp(mdl, "fs-kernel", "beta-subproblem", ref="paper A, eq. (5)", role="restriction",
+          note="alpha fixed")
     return declare_class(mdl, ProblemClass.MINLP)

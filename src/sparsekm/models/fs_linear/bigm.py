@@ -88,15 +88,15 @@ def link_bound(problem: FSLinearProblem, K: Iterable[int] | None = None,
     """A valid M for |w_j| <= M on the models restricted to K (Remark 3.2): sqrt(2 UB) with
     UB = ``ub`` when given (only points better than it matter, as under the objective cut
     (17)), else the value of a feasible support inside K: the SVM (1) on the min(B, |K|)
-    features of largest |w_j| in the SVM on K."""
+    features of K most correlated with the labels (largest |X_j'y|, the gradient of the loss
+    at w = 0). One SVM on B columns: on colorectal (62 x 2000) the full SVM of
+    :func:`estimate_big_m` took 52 s, this one milliseconds."""
     if ub is not None and math.isfinite(ub):
         return float(math.sqrt(2.0 * max(ub, 0.0)))
-    Kl = problem.subset(K)
-    if len(Kl) == problem.n:
-        return estimate_big_m(problem)
-    w_K = _svm(problem, np.asarray(Kl))[0]
-    top = np.argsort(-np.abs(w_K), kind="stable")[:min(problem.B, len(Kl))]
-    return float(math.sqrt(2.0 * _svm(problem, top)[1]))
+    Kl = np.asarray(problem.subset(K))
+    score = np.abs(problem.X[:, Kl].T @ problem.y)
+    top = Kl[np.argsort(-score, kind="stable")[:min(problem.B, Kl.size)]]
+    return float(math.sqrt(2.0 * _svm(problem, np.sort(top))[1]))
 
 
 def svm_weights(problem: FSLinearProblem) -> np.ndarray:

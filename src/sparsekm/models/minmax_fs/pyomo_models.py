@@ -30,6 +30,7 @@ from sparsekm.declare import Annotated
 from sparsekm.registry import NONLINEAR, QUADRATIC, Export, exportable, register
 from sparsekm.solvers import ProblemClass, declare_class
 
+from ..record import stamp
 from .lower import check_gamma
 from .problem import MinMaxFSProblem
 from .specs import BOX, GAMMA, GAMMA0, OBJECTIVE, OBJECTIVES, START
@@ -210,6 +211,8 @@ def minmax_model(problem: MinMaxFSProblem, *, gamma: Annotated[Any, GAMMA] = Non
         pyo.quicksum(mdl.alpha[i] for i in mdl.I) - 0.5 * quad), sense=pyo.maximize)
     mdl.balance = pyo.Constraint(expr=pyo.quicksum(float(y[i]) * mdl.alpha[i]
                                                    for i in mdl.I) == 0)  # (14b)
+    stamp(mdl, "minmax-fs", "minmax", ref="paper E, eq. (14)", role="restriction",
+          note="gamma fixed")
     return declare_class(mdl, ProblemClass.QP)
 
 
@@ -235,6 +238,8 @@ def lower_dual_model(problem: MinMaxFSProblem, *, gamma: Annotated[Any, GAMMA] =
     obj18, row = _wolfe_terms(mdl, problem, lambda i, h: float(Kn[i, h]), objective)
     mdl.obj = pyo.Objective(expr=obj18)                     # (18a)
     mdl.stationarity = pyo.Constraint(mdl.I, rule=row)      # (18b)
+    stamp(mdl, "minmax-fs", "lower-dual", ref="paper E, eq. (18)", role="restriction",
+          note="gamma fixed")
     return declare_class(mdl, ProblemClass.NLP)
 
 
@@ -255,6 +260,8 @@ def _single_level(problem: MinMaxFSProblem, gamma0: Any, box: bool, start: dict 
     else:
         mdl.obj = pyo.Objective(expr=C2 * _penalty(mdl, problem.p) + (1.0 - C2) * obj18)
     mdl.stationarity = pyo.Constraint(mdl.I, rule=row)      # (18b) / (20b)
+    stamp(mdl, "minmax-fs", "epigraph" if epigraph else "single-level",
+          ref="paper E, eq. (19)" if epigraph else "paper E, eq. (20)", role="exact")
     return declare_class(mdl, ProblemClass.NLP)
 
 
