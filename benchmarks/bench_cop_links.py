@@ -23,8 +23,13 @@ from pathlib import Path
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
+import sys  # noqa: E402
+
 import numpy as np  # noqa: E402
 from results_io import write_results  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "fs_linear"))
+from fs_linear_instances import issue_instance  # noqa: E402
 
 from sparsekm.algorithms import solve  # noqa: E402
 from sparsekm.data import Scaler, load_dataset  # noqa: E402
@@ -35,23 +40,13 @@ from sparsekm.solvers.files import write_model  # noqa: E402
 from sparsekm.solvers.files.independent import read_with_scip  # noqa: E402
 
 
-def issue_instance() -> FSLinearProblem:
-    """50 x 18, B = 4, C = 10 (tests/fs_linear/test_fs_linear_certifies.py)."""
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(50, 18))
-    beta = np.zeros(18)
-    beta[[4, 9, 13, 16]] = [1.0, -0.8, 0.6, 0.5]
-    y = np.where(X @ beta + 0.4 * rng.normal(size=50) >= 0, 1.0, -1.0)
-    return FSLinearProblem(X, y, B=4, C=10.0)
-
-
 def dataset(name: str, rows: int | None, B: int, C: float) -> FSLinearProblem:
     ds = load_dataset(name)
     X, y = (ds.X, ds.y) if rows is None else (ds.X[:rows], ds.y[:rows])
     return FSLinearProblem(Scaler("standard").fit(X).transform(X), y, B=B, C=C)
 
 
-INSTANCES = {"issue 50x18 B=4 C=10": issue_instance,
+INSTANCES = {"issue 50x18 B=4 C=10": issue_instance,   # tests/fs_linear/fs_linear_instances.py
              "cleveland[:60] B=3 C=1": lambda: dataset("cleveland", 60, 3, 1.0),
              "ionosphere B=4 C=1": lambda: dataset("ionosphere", None, 4, 1.0)}
 

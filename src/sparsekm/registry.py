@@ -23,6 +23,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .entry_marks import (  # noqa: F401 - the decorators and types, as registry.<name>
+    CONIC_PSD,
+    CONIC_SOC,
+    KERNEL_DUAL,
+    NONLINEAR,
+    QUADRATIC,
+    Export,
+    Part,
+    exportable,
+    marks,
+    uses_solvers,
+    with_node_form,
+    with_plugin_options,
+)
+
 KINDS = ("formulation", "relaxation", "cut", "method")
 LAYERS = ("models", "relaxations", "algorithms")
 
@@ -172,9 +187,7 @@ def _key(name: str) -> str:
 
 def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
              problem_class: str | None = None, aliases: tuple[str, ...] = (),
-             warm_up: Callable[[], Any] | None = None,
-             plugin_options: tuple[str, Callable[[], dict[str, Any]]] | None = None
-             ) -> Callable[[_F], _F]:
+             warm_up: Callable[[], Any] | None = None) -> Callable[[_F], _F]:
     """Decorator: register ``func`` as the ``kind`` named ``name`` of ``problem``.
 
     The summary is the first line of the docstring; ``problem_class`` (e.g. "MIQP",
@@ -184,10 +197,8 @@ def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
     are ``func``'s keyword-only parameters, each declared in its signature
     (:mod:`sparsekm.declare`); a ``gap_tol`` option is the method's tolerance. A relaxation
     decorated by :func:`with_node_form` below ``register`` carries its node form.
-    ``plugin_options = (label, read)``: the method also takes the options its plug-ins
-    declare (``read()``, e.g. :func:`node_form_params`), reached by name like its own
-    (``--option factor=2``) and passed to ``func``'s ``**options``; ``label`` names them
-    (the group of each :class:`~sparsekm.declare.Param`).
+    What the decorators of :mod:`sparsekm.entry_marks` below it declare (node form, export
+    forms, solver parts, plug-in options) goes into the entry.
     """
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}: use one of {KINDS}")
@@ -195,16 +206,14 @@ def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
     def deco(func: _F) -> _F:
         key = (_key(problem), kind, _key(name))
         doc = (inspect.getdoc(func) or "").split("\n")[0].strip()
-        node = getattr(func, _NODE_ATTR, None)
-        if node is not None and kind != "relaxation":
+        m = marks(func)
+        if m["node"] is not None and kind != "relaxation":
             raise ValueError(f"{kind} {name!r}: only a relaxation has a node form")
-        exports = tuple(getattr(func, _EXPORT_ATTR, ()))
-        parts = dict(getattr(func, _PARTS_ATTR, {}))
-        if exports and kind not in ("formulation", "relaxation"):
+        if m["exports"] and kind not in ("formulation", "relaxation"):
             raise ValueError(f"{kind} {name!r}: only a formulation or a relaxation is exported")
         entry = Entry(key[0], kind, key[2], func, paper, ref, doc, problem_class,
-                      tuple(_key(a) for a in aliases), warm_up, node, exports, plugin_options,
-                      parts)
+                      tuple(_key(a) for a in aliases), warm_up, m["node"], m["exports"],
+                      m["plugin_options"], m["parts"])
         old = _ENTRIES.get(key)
         if old is not None and (old.func.__module__, old.func.__qualname__) != \
                 (func.__module__, func.__qualname__):
@@ -213,120 +222,6 @@ def register(problem: str, kind: str, name: str, *, paper: str, ref: str,
         _ENTRIES[key] = entry
         for a in entry.aliases:
             _ALIASES[(key[0], kind, a)] = key[2]
-        return func
-
-    return deco
-
-
-_NODE_ATTR = "__sparsekm_node_form__"
-
-
-def with_node_form(form: Any) -> Callable[[_F], _F]:
-    """Decorator (below :func:`register`): the relaxation's *node form*, the bound over a
-    branch-and-bound node that a tree method may use as its node bound (:func:`node_bounds`;
-    like SCIP's relaxator plug-ins)."""
-
-    def deco(func: _F) -> _F:
-        setattr(func, _NODE_ATTR, form)
-        return func
-
-    return deco
-
-
-_PARTS_ATTR = "__sparsekm_parts__"
-KERNEL_DUAL = "kernel-dual"     # the class of the native kernel-dual engines (smo, libsvm)
-
-
-@dataclass(frozen=True)
-class Part:
-    """A part of a method's work and who solves it: what the JSON's ``solvers`` names and
-    what ``--solver`` may change (:func:`uses_solvers`).
-
-    what : the part in words ("node bounds", "CoP(K) (16) subproblems").
-    flags : the :class:`~sparsekm.solvers.SolverPlan` fields that choose its solver, first
-        given wins (``("misocp_solver", "solver")``: ``--misocp-solver``, else ``--solver``);
-        empty: nothing chooses it (a native engine).
-    default : what runs when none of ``flags`` is given (``"sparsekm node-ipm"``); "" means
-        the solver layer's configured solver for ``classes`` and ``framework``.
-    classes : the problem classes its models have (a function of the method's options when
-        they decide, e.g. CoP's form), ``("kernel-dual",)`` for the native SVM engines; a
-        solver named for the part must take one of them.
-    framework : how its models are written (pyomo, cvxpy, matrix).
-    only : the solvers it can run at all (e.g. Ipopt's route), when not every capable one.
-    when : the options under which the part runs (None: always), and ``when_text`` in words.
-    """
-
-    what: str
-    flags: tuple[str, ...] = ()
-    default: str = ""
-    classes: tuple[str, ...] | Callable[[dict[str, Any]], tuple[str, ...]] = ()
-    framework: str = "pyomo"
-    only: tuple[str, ...] = ()
-    when: Callable[[dict[str, Any]], bool] | None = None
-    when_text: str = ""
-
-    def runs(self, options: dict[str, Any]) -> bool:
-        """Whether the part runs with the method's (effective) ``options``."""
-        return self.when is None or bool(self.when(options))
-
-    def problem_classes(self, options: dict[str, Any]) -> tuple[str, ...]:
-        return tuple(self.classes(options) if callable(self.classes) else self.classes)
-
-
-def uses_solvers(**parts: Part) -> Callable[[_F], _F]:
-    """Decorator (below :func:`register`): the parts of a method's work and who solves each
-    (:class:`Part`), by name (``node_bound=Part(...)``): the run layer refuses ``--solver``
-    for a method that uses it nowhere (naming what it uses), checks that a named solver can
-    take the part's models, and reports ``solvers`` (part -> solver) in the JSON."""
-
-    def deco(func: _F) -> _F:
-        setattr(func, _PARTS_ATTR, parts)
-        return func
-
-    return deco
-
-
-QUADRATIC = ("lp", "mps", "nl")     # a model of degree <= 2 (cones as quadratic rows)
-CONIC_SOC = ("lp", "mps", "nl", "cbf")
-CONIC_PSD = ("cbf",)
-NONLINEAR = ("nl",)
-_EXPORT_ATTR = "__sparsekm_exports__"
-
-
-@dataclass(frozen=True)
-class Export:
-    """How ``sparsekm export`` writes a registered formulation or relaxation as a file.
-
-    name : the ``--form`` name (unique per problem; an entry may offer several, e.g. CoP's
-        bilinear and perspective forms).
-    build : (problem, options) -> a Pyomo model or a CVXPY problem; ``options`` are the
-        export's declared options (``M``, ``K``, ``conic``, ...) and ``seed``; a builder that
-        chooses a value (a big-M) writes it back into ``options`` (the sidecar keeps it).
-    formats : the file formats that can hold it (``formats_for(options)`` narrows them).
-    integer : CVXPY variables written as integer columns (MISDP (13)'s z).
-    role : exact, relaxation or restriction ("": the entry's kind says: a relaxation's
-        bound, a formulation's optimum); a Pyomo model's own record says it when it has one.
-    """
-
-    name: str
-    build: Callable[[Any, dict[str, Any]], Any]
-    formats: tuple[str, ...]
-    integer: tuple[str, ...] = ()
-    note: str = ""
-    formats_for: Callable[[dict[str, Any]], tuple[str, ...]] | None = None
-    role: str = ""
-
-    def allowed(self, options: dict[str, Any]) -> tuple[str, ...]:
-        """The formats that can hold the form built with ``options``."""
-        return self.formats_for(options) if self.formats_for is not None else self.formats
-
-
-def exportable(*forms: Export) -> Callable[[_F], _F]:
-    """Decorator (below :func:`register`): the forms in which ``sparsekm export`` writes the
-    formulation or relaxation (:func:`export_forms`)."""
-
-    def deco(func: _F) -> _F:
-        setattr(func, _EXPORT_ATTR, forms)
         return func
 
     return deco

@@ -19,8 +19,9 @@ must find sparsekm's certified values (issue 28).
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
-import numpy as np
 import pytest
 from cli_checks import run_json
 
@@ -55,16 +56,15 @@ def optimum() -> dict:
 
 
 def issue_csv(folder) -> str:
-    """A 50 x 18 instance (B = 4, C = 10) on which the CoP perspective form without linking
-    rows let SCIP stop 1e-4 below the optimum."""
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(50, 18))
-    beta = np.zeros(18)
-    beta[[4, 9, 13, 16]] = [1.0, -0.8, 0.6, 0.5]
-    y = np.where(X @ beta + 0.4 * rng.normal(size=50) >= 0, 1, -1)
+    """tests/fs_linear's 50 x 18 instance (B = 4, C = 10) as a CSV file: on it the CoP
+    perspective form without linking rows let SCIP stop 1e-4 below the optimum."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fs_linear"))
+    from fs_linear_instances import issue_instance
+
+    p = issue_instance()
     path = folder / "issue.csv"
-    path.write_text(",".join(f"x{j}" for j in range(18)) + ",label\n" + "".join(
-        ",".join(repr(float(v)) for v in X[i]) + f",{y[i]}\n" for i in range(50)))
+    path.write_text(",".join(f"x{j}" for j in range(p.n)) + ",label\n" + "".join(
+        ",".join(repr(float(v)) for v in p.X[i]) + f",{int(p.y[i])}\n" for i in range(p.m)))
     return str(path)
 
 

@@ -18,6 +18,18 @@ def random_instance(seed: int, m: int = 30, n: int = 8) -> tuple[np.ndarray, np.
     return X, y
 
 
+def issue_instance() -> FSLinearProblem:
+    """50 x 18, B = 4, C = 10, the labels from features 4, 9, 13, 16: the optimum of (2) uses
+    neither feature 0 nor 1 (a cut u_0 + u_1 <= 1 then changes the optimum), and CoP's
+    perspective form without linking rows let SCIP stop 1e-4 below it."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 18))
+    beta = np.zeros(18)
+    beta[[4, 9, 13, 16]] = [1.0, -0.8, 0.6, 0.5]
+    y = np.where(X @ beta + 0.4 * rng.normal(size=50) >= 0, 1.0, -1.0)
+    return FSLinearProblem(X, y, B=4, C=10.0)
+
+
 def real_instance(name: str, rows: int = 60) -> tuple[np.ndarray, np.ndarray, list[str]]:
     from sparsekm.data import Scaler, load_dataset
 

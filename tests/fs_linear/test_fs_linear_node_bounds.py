@@ -242,6 +242,17 @@ class LoosePerspective(NodeForm):
                           ub=task.cutoff, extra=task.extra)
 
 
+def register_node_bound(monkeypatch, name: str, form: NodeForm, ref: str) -> None:
+    """Register, for this test only, a relaxation ``name`` whose node form is ``form``."""
+    monkeypatch.setattr(registry, "_ENTRIES", dict(registry._ENTRIES))
+
+    @registry.register("fs-linear", "relaxation", name, paper="test", ref=ref)
+    @registry.with_node_form(form)
+    def relaxation(problem, plan):
+        """A test relaxation: the bound of its node form at the root."""
+        return solve_fs_linear(problem, "bnb", plan, node_limit=1)
+
+
 def test_a_relaxation_registered_here_becomes_the_node_bound(monkeypatch) -> None:
     """Registered inside this test (no other edit): bnb takes it by name from the Python
     front door, the CLI and the estimators, certifies the enumerated optimum, and the choice
@@ -254,15 +265,8 @@ def test_a_relaxation_registered_here_becomes_the_node_bound(monkeypatch) -> Non
     from sparsekm.algorithms.tree import fingerprint
     from sparsekm.cli.app import app
 
-    monkeypatch.setattr(registry, "_ENTRIES", dict(registry._ENTRIES))
-
-    @registry.register("fs-linear", "relaxation", "loose-perspective", paper="test",
-                       ref="(13) with the budget plus one")
-    @registry.with_node_form(LoosePerspective())
-    def loose(problem, plan):
-        """The perspective bound with one more feature allowed (a test relaxation)."""
-        return solve_fs_linear(problem, "bnb", plan, node_limit=1)
-
+    register_node_bound(monkeypatch, "loose-perspective", LoosePerspective(),
+                        "(13) with the budget plus one")
     assert "loose-perspective" in registry.node_bound_names("fs-linear")
     key, B, C = "wholesale", 3, 1.0
     opt, S, _ = enum_opt(key, B, C)
@@ -323,15 +327,8 @@ def test_a_node_forms_own_options_reach_bnb(monkeypatch) -> None:
         assert len(res.stderr.strip().splitlines()) == 1, res.stderr
         return res.stderr
 
-    monkeypatch.setattr(registry, "_ENTRIES", dict(registry._ENTRIES))
-
-    @registry.register("fs-linear", "relaxation", "scaled-perspective", paper="test",
-                       ref="factor x (13)")
-    @registry.with_node_form(ScaledPerspective())
-    def scaled(problem, plan):
-        """The perspective bound scaled by a factor (a test relaxation)."""
-        return solve_fs_linear(problem, "bnb", plan, node_limit=1)
-
+    register_node_bound(monkeypatch, "scaled-perspective", ScaledPerspective(),
+                        "factor x (13)")
     assert "factor" in registry.get("fs-linear", "method", "bnb").params
     key, B, C = "wholesale", 3, 1.0
     opt, S, _ = enum_opt(key, B, C)

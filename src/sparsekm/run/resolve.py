@@ -106,8 +106,9 @@ class Call:
         plan = {**self.plan, **extra}
         limit = self.opts.time_limit
         reserve = 0.0 if limit is None else min(WRAP_UP_S, 0.1 * limit)
-        return SolverPlan(solver=self.opts.solver, time_limit=limit,
-                          **plan).with_(deadline=self.deadline.part(less=reserve))
+        clock = self.deadline.limited(None if limit is None else limit - reserve)
+        return SolverPlan(solver=self.opts.solver, time_limit=limit, **plan).with_(
+            deadline=clock)
 
     def build(self, cls: type, X: Any, y: Any, **changes: Any) -> Any:
         """The problem ``cls`` on (X, y) with the call's parameters (and ``changes``)."""

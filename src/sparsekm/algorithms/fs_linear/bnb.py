@@ -34,7 +34,7 @@ from sparsekm.algorithms.tree import (
 )
 from sparsekm.declare import Annotated
 from sparsekm.models.fs_linear import FSLinearProblem
-from sparsekm.registry import Part, register, uses_solvers
+from sparsekm.registry import Part, register, uses_solvers, with_plugin_options
 from sparsekm.relaxations.fs_linear.node import solve_node
 from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeTask
 from sparsekm.solvers import Result, SolverPlan, relative_gap
@@ -380,8 +380,8 @@ class NodeRules:
 
 @register("fs-linear", "method", "bnb",
           paper="Bertsimas, Pauphilet & Van Parys (2021); Hazimeh, Mazumder & Saab (2022)",
-          ref="branch and bound with the dual of (13) per node", warm_up=_warm_up,
-          plugin_options=("node_form", node_form_params))
+          ref="branch and bound with the dual of (13) per node", warm_up=_warm_up)
+@with_plugin_options("node_form", node_form_params)
 @uses_solvers(node_bound=Part("node bounds", ("relax_solver",), default="sparsekm node-ipm"),
               svm=NATIVE_SVM,
               miqp=Part("root MIQPs CoP(K) (16)", ("solver",), classes=cop_classes,
