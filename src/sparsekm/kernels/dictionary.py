@@ -145,6 +145,7 @@ class KernelDictionary:
         self.X: np.ndarray | None = None
         self.scale = np.ones(len(self.kernels))
         self._buf: np.ndarray | None = None
+        self._indefinite: list[str] | None = None
 
     @property
     def q(self) -> int:
@@ -166,8 +167,21 @@ class KernelDictionary:
                 Ki *= self.scale[i]
             Ki[np.diag_indices(m)] += self.jitter
             K[i] = Ki
-        self.K, self.X = K, X
+        self.K, self.X, self._indefinite = K, X, None
         return self
+
+    def indefinite(self) -> list[str]:
+        """Why each base kernel that is not positive semidefinite on the fitted rows is not
+        (:func:`~.psd.indefinite_reason`; checked once per fit, only for kernels not PSD by
+        construction such as the sigmoid): MISDP (13) and its relaxations (16)-(18) assume
+        PSD kernels."""
+        K = self._fitted()
+        if self._indefinite is None:
+            from .psd import indefinite_reason
+
+            self._indefinite = [r for i, spec in enumerate(self.kernels)
+                                if (r := indefinite_reason(spec, K[i], self.labels[i]))]
+        return self._indefinite
 
     def _fitted(self) -> np.ndarray:
         if self.K is None:

@@ -101,6 +101,9 @@ def run_solve(call: Call) -> dict[str, Any]:
                                  seed=call.opts.seed, plan=plan, options=call.options)
         problem = restrict(problem, None, **cv["cv_params"])
         res.extra.update(cv)
+        from sparsekm.algorithms.api import uncertified
+
+        res = uncertified(problem, res)
     return _payload(call, res, problem, split)
 
 

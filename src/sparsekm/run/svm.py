@@ -127,9 +127,14 @@ def solve_svm(problem: Any, solver: str | None, deadline: Any, gap_tol: float) -
         out["n_support"] = int((a > 1e-8 * max(float(a.max()), 1e-300)).sum())
     else:
         primal = bound = None
-    res = Result(objective=primal, bound=bound, gap_tol=gap_tol)
+    res = Result(objective=primal, bound=bound, gap_tol=gap_tol, message=out.get("message", ""))
+    defect = problem.certificate_defect(K=K)
+    if defect:
+        res.withhold(defect)
     out.update(status=res.status.value, objective=res.objective, bound=res.bound, gap=res.gap,
                gap_tol=gap_tol, time_s=time.perf_counter() - t0)
+    if res.message:
+        out["message"] = res.message
     return out
 
 

@@ -222,6 +222,13 @@ class Result:
         self.bound = bound
         return self
 
+    def withhold(self, reason: str) -> Result:
+        """Drop the bound: the problem's data do not let any bound be certified (``reason``,
+        e.g. an indefinite kernel); the point stays, the status can no longer be optimal."""
+        self.bound = None
+        self.message = f"{reason}; {self.message}" if self.message else reason
+        return self
+
     def mark_local(self, condition: str, residual: float | None = None) -> Result:
         """Record that the point meets a local optimality ``condition`` (e.g. "KKT of (20)",
         "no 1-swap neighbour improves"), measured by ``residual`` (a KKT residual; 0 for an

@@ -27,6 +27,9 @@ PAPER_GAMMA = 0.5
 """rbf gamma of paper C's kernel exp(-||x - z||^2 / (2 sigma^2)) with sigma = 1."""
 
 
+PSD_CHECK_ROWS = 8000   # above this a kernel not PSD by construction is not checked (O(m^3))
+
+
 @register_problem("sklr", paper="C", title="Sparse kernel logistic regression (dual (22), SMO)",
                   method="smo2")
 @dataclass
@@ -79,6 +82,20 @@ class SKLRProblem(Problem):
             raise ParamError("C", self.C, f"no feasible point: with {small} points in the "
                              f"minority class and {big} in the majority, C must exceed "
                              f"gamma_bound * (1 + {big}/{small}); raise C")
+
+    def certificate_defect(self, result: Any = None) -> str | None:
+        """Why no bound on (22) is certified: its kernel matrix is not PSD (the dual is then
+        nonconvex; the linearised gap assumes convexity); None when it is PSD."""
+        from sparsekm.kernels import indefinite_reason, psd_by_construction
+
+        if psd_by_construction(self.kernel):
+            return None
+        big = self.m > PSD_CHECK_ROWS
+        reason = indefinite_reason(self.kernel, None if big else self.K)
+        if reason is None:
+            return None
+        return (f"{reason}{f' (not checked on {self.m} rows)' if big else ''}: the dual (22) "
+                "is nonconvex, so no bound is certified")
 
     @property
     def lower(self) -> float:

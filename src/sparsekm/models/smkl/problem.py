@@ -60,6 +60,30 @@ class SMKLProblem(Problem):
         if self.dictionary.K is None or self.dictionary.K.shape[1] != self.m:
             self.dictionary.fit(self.X)
 
+    def certificate_defect(self, result: Any = None) -> str | None:
+        """Why ``result``'s value of (4) is not certified: its combined kernel K(beta) is not
+        PSD, so the SVM inside (4) is a nonconvex maximisation and the value found (a local
+        one) may lie below G(beta) (the lower bounds, weak duality at feasible alphas, hold
+        whatever the kernels). Checked only when the support holds a kernel that is not PSD
+        by construction (paper10's two sigmoids, paper50's twelve)."""
+        from sparsekm.kernels import indefinite_reason, psd_by_construction
+
+        beta = None if result is None else result.values.get("beta")
+        if beta is None:
+            return None
+        beta = np.asarray(beta, dtype=float)
+        support = np.flatnonzero(beta > 0)
+        D = self.dictionary
+        if all(psd_by_construction(D.kernels[i]) for i in support):
+            return None
+        label = "+".join(f"{beta[i]:.3g}*{D.labels[i]}" for i in support)
+        reason = indefinite_reason(D.kernels[support[0]], D.combine(beta), label)
+        if reason is None:
+            return None
+        return (f"{reason}: the SVM inside (4) is nonconvex at the returned beta, so its value "
+                "is a local one and no bound is certified; drop such kernels (--kernels) for "
+                "a certificate")
+
     @property
     def q(self) -> int:
         """Number of base kernels."""
