@@ -14,6 +14,7 @@ from sparsekm.models.fs_linear import (
     bigm_model,
     cop_model,
     estimate_big_m,
+    label_big_m,
     solve_formulation,
 )
 from sparsekm.models.fs_linear.specs import BIG_M
@@ -130,7 +131,7 @@ def bigm(problem: FSLinearProblem, plan: SolverPlan, *,
 
     res = _solve_miqp(problem, plan, build, "bigm", warm)
     res.extra["M"] = chosen.get("M")
-    return res
+    return label_big_m(problem, M, res, ub=res.objective)   # a given M: proven valid?
 
 
 @register("fs-linear", "method", "cop", paper="D", ref="eq. (7); CoP* of Table 5")

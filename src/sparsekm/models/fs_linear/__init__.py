@@ -1,7 +1,7 @@
 """Paper D's exact models of FS-SVM (2): the problem, BigMP (6), CoP (7) / CoP(K) (16) with
 Kernel Search's cuts (17)-(18), SR-DLMP(K) (21), and reading points back."""
 
-from .bigm import bigm_model, estimate_big_m
+from .bigm import bigm_model, estimate_big_m, label_big_m
 from .cop import COP_FORMS, cop_model
 from .cuts import add_new_feature_cut, add_objective_cut
 from .problem import CARDINALITIES, FSLinearProblem
@@ -9,6 +9,7 @@ from .readback import plain_svm_result, point_result, solve_formulation, support
 from .sr_dlmp import SR_FORMS, sr_dlmp_model
 
 __all__ = ["CARDINALITIES", "COP_FORMS", "SR_FORMS", "FSLinearProblem", "add_new_feature_cut",
-           "add_objective_cut", "bigm_model", "cop_model", "estimate_big_m", "plain_svm_result",
+           "add_objective_cut", "bigm_model", "cop_model", "estimate_big_m", "label_big_m",
+           "plain_svm_result",
            "point_result",
            "solve_formulation", "sr_dlmp_model", "support_result"]
