@@ -7,11 +7,15 @@ same :class:`Deadline`, so ``--time-limit`` covers start-up and every part of th
 
 from __future__ import annotations
 
+import contextlib
 import math
+import signal
+import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["Deadline"]
+__all__ = ["Deadline", "interrupts_end"]
 
 
 class Deadline:
@@ -29,17 +33,25 @@ class Deadline:
         self.limit = time_limit
         self.end = math.inf if time_limit is None else \
             (self.t0 if since is None else since) + time_limit
+        self.interrupted = False
+
+    def interrupt(self) -> None:
+        """End the budget now (the user's Ctrl-C): everything that keeps the limit stops as at
+        a time limit and returns its incumbent; ``interrupted`` says why."""
+        self.end, self.interrupted = time.perf_counter(), True
 
     def __getstate__(self) -> dict[str, Any]:
         """Sent to another process as wall-clock readings (``perf_counter`` has no meaning
         outside this one), so a worker, local or on Dask, stops at the same moment."""
         now_p, now_w = time.perf_counter(), time.time()
-        return {"limit": self.limit, "t0_wall": now_w - (now_p - self.t0),
+        return {"limit": self.limit, "interrupted": self.interrupted,
+                "t0_wall": now_w - (now_p - self.t0),
                 "end_wall": self.end if math.isinf(self.end) else now_w + (self.end - now_p)}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         now_p, now_w = time.perf_counter(), time.time()
         self.limit = state["limit"]
+        self.interrupted = state.get("interrupted", False)
         self.t0 = now_p - (now_w - state["t0_wall"])
         end = state["end_wall"]
         self.end = end if math.isinf(end) else now_p + (end - now_w)
@@ -67,3 +79,25 @@ class Deadline:
         if t is None:
             return None if math.isinf(r) else max(r, 0.01)
         return max(min(t, r), 0.01)
+
+
+@contextlib.contextmanager
+def interrupts_end(deadline: Deadline) -> Iterator[None]:
+    """While active, Ctrl-C (SIGINT) ends ``deadline`` instead of raising KeyboardInterrupt,
+    so a search stops as at its time limit and returns its incumbent with its bound (a
+    second Ctrl-C raises as usual). Only the main thread can take signals: elsewhere this
+    does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        if deadline.interrupted:
+            raise KeyboardInterrupt
+        deadline.interrupt()
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

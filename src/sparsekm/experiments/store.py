@@ -42,7 +42,7 @@ from typing import Any
 from . import records
 from .child import FAILED
 
-__all__ = ["SCHEMA", "Store", "StoreBusyError", "StoreError", "make_record"]
+__all__ = ["SCHEMA", "Store", "StoreBusyError", "StoreError", "StoreIOError", "make_record"]
 
 SCHEMA_VERSION = 2
 READS = ("1", "2")  # schema versions this code reads and migrates to SCHEMA_VERSION
@@ -130,6 +130,10 @@ class StoreError(ValueError):
     """A store path that cannot hold a store (a folder, a file where a folder is needed)."""
 
 
+class StoreIOError(StoreError):
+    """The store file could not be opened or written (permissions, a full disk)."""
+
+
 class StoreBusyError(StoreError):
     """Another ``bench run`` holds the store (its lock): a user's situation, exit 2."""
 
@@ -159,6 +163,22 @@ class Store:
                                      "folder; set `store` in the config to a path in a folder")
                 break
 
+    def check_writable(self) -> None:
+        """StoreError unless the store, its log and their folder can be written: a read-only
+        file (no write bit, which root would otherwise ignore) is refused before any run, not
+        found after the first one (it finished, then was lost with a traceback)."""
+        shown = _shown(self.path)
+        for path, what in ((self.path, "store"), (self.records_path, "run log")):
+            if path.is_file() and (not os.access(path, os.W_OK)
+                                   or not os.stat(path).st_mode & 0o222):
+                raise StoreError(f"{what} {_shown(path)} is read-only: make it writable "
+                                 f"(chmod u+w {_shown(path)}) or set another `store` in the "
+                                 "config; nothing was run")
+        folder = self.path.parent if self.path.parent.exists() else None
+        if folder is not None and not os.access(folder, os.W_OK | os.X_OK):
+            raise StoreError(f"store {shown}: its folder {_shown(folder)} is not writable; make "
+                             "it writable or set another `store` in the config")
+
     @contextmanager
     def lock(self) -> Iterator[None]:
         """Hold the store for one driver (``bench run``) until the block exits.
@@ -174,6 +194,7 @@ class Store:
             yield
             return
         self.check_path()
+        self.check_writable()
         self.lock_path.parent.mkdir(parents=True, exist_ok=True)
         fd = self._acquire(fcntl)
         try:
@@ -222,15 +243,50 @@ class Store:
                 break
             except duckdb.IOException as exc:
                 if "lock" not in str(exc).lower() or time.monotonic() - t0 > self.retry_s:
-                    raise
+                    raise self._unusable(exc) from None
                 time.sleep(delay)
                 delay = min(0.2, 2 * delay)
+            except duckdb.Error as exc:
+                raise self._unusable(exc) from None
         try:
+            self._check_tables(con)
             if write:
                 self._init(con)
             yield con
         finally:
             con.close()
+
+    def _unusable(self, exc: Exception) -> StoreError:
+        """One line: why DuckDB could not open the store file, and the fix."""
+        shown, text = _shown(self.path), " ".join(str(exc).split())
+        if "not a valid DuckDB database" in text:
+            head = self.path.read_bytes()[:24] if self.path.is_file() else b""
+            kind = "an empty file" if not head else f"it starts with {head!r}"
+            return StoreError(f"store {shown} is not a DuckDB database ({kind}: text, CSV or "
+                              "another format?); move it aside or set another `store` in the "
+                              "config (it is left as it is)")
+        return StoreIOError(f"store {shown} cannot be opened ({text}); make it readable and "
+                            "writable, or set another `store` in the config")
+
+    def _check_tables(self, con: Any) -> None:
+        """StoreError for a DuckDB file that is not a results store (another program's): it is
+        never changed. An empty database (a new store) passes."""
+        tables = {r[0] for r in con.execute(
+            "SELECT table_name FROM information_schema.tables").fetchall()}
+        shown = _shown(self.path)
+        if tables and not tables & {"runs", "meta"}:
+            raise StoreError(f"store {shown} is a DuckDB database of another program (tables "
+                             f"{', '.join(sorted(tables)[:5])}; no `runs` table); set another "
+                             "`store` in the config (it is left as it is)")
+        if "runs" in tables:
+            have = {r[0] for r in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = "
+                "'runs'").fetchall()}
+            lack = [c for c in ("key", "status", "payload") if c not in have]
+            if lack:
+                raise StoreError(f"store {shown} has a `runs` table without the column(s) "
+                                 f"{', '.join(lack)}: not a sparsekm results store; set another "
+                                 "`store` in the config (it is left as it is)")
 
     def _init(self, con: Any) -> None:
         con.execute("CREATE TABLE IF NOT EXISTS meta (k VARCHAR PRIMARY KEY, v VARCHAR)")
@@ -287,25 +343,64 @@ class Store:
 
     def write(self, rows: Iterable[dict[str, Any]]) -> int:
         """Insert (or replace) rows in one transaction, and append them to the log;
-        returns how many."""
+        returns how many.
+
+        Either write may fail (a full disk, a file made read-only): the other is still
+        tried, so a finished run is kept wherever it can be, and a StoreError says in one
+        line what holds it; :meth:`reconcile` (the next ``bench run``) brings the store and
+        the log back in step. Nothing already stored is lost."""
+        import duckdb
+
         rows = list(rows)
         if not rows:
             return 0
-        self._insert(rows)
-        records.append(self.records_path, rows)
+        failed: str | None = None
+        try:
+            self._insert(rows)
+        except (duckdb.Error, OSError, StoreIOError) as exc:
+            failed = " ".join(str(exc).split())
+        try:
+            records.append(self.records_path, rows)
+        except records.LogError as exc:
+            where = "in neither the store nor its log" if failed else \
+                "in the store but not yet in its log (the next `bench run` adds it)"
+            raise StoreError(f"{exc}; the last {len(rows)} run(s) are {where}; stopping") \
+                from None
+        if failed:
+            raise StoreError(f"store {_shown(self.path)}: cannot write it ({failed}); the last "
+                             f"{len(rows)} run(s) are kept in its log "
+                             f"{_shown(self.records_path)}, which the next `bench run` "
+                             "restores; stopping")
         return len(rows)
 
-    def restore(self) -> int:
-        """Insert the log's runs that the store lacks (a fresh clone, a lost store file);
-        returns how many. Called by the driver, which holds the store."""
-        logged = list(records.read(self.records_path))
-        if not logged:
-            return 0
+    def reconcile(self) -> int:
+        """Bring the store and its log in step (the driver, holding the store, before a run):
+        a damaged log is set aside with a one-line warning (:func:`.records.repair`); runs of
+        the log that the store lacks are inserted (a fresh clone, a lost store file, a store
+        write that failed); runs of the store that the log lacks are appended to it (a log
+        write that failed: a fresh clone would run them again). Returns how many runs the
+        store gained."""
+        logged = records.repair(self.records_path).rows
         have = self.statuses() if self.exists() else {}
-        missing = [r for r in logged if r["key"] not in have]
+        missing = [r for k, r in logged.items() if k not in have]
         if missing:
             self._insert(missing)
+        unlogged = [k for k in have if k not in logged]
+        if unlogged:
+            records.append(self.records_path, self._rows(unlogged))
         return len(missing)
+
+    def _rows(self, keys: list[str]) -> list[dict[str, Any]]:
+        """The stored rows of ``keys`` as plain Python values (lists, datetimes, floats)."""
+        names = [c for c, _ in COLUMNS]
+        with self.connect() as con:
+            cols = {r[0] for r in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = "
+                "'runs'").fetchall()}
+            have = [c for c in names if c in cols]
+            found = con.execute(f"SELECT {', '.join(have)} FROM runs WHERE key IN "
+                                f"({', '.join('?' for _ in keys)})", keys).fetchall()
+        return [dict(zip(have, r, strict=True)) for r in found]
 
     def statuses(self, keys: Iterable[str] | None = None) -> dict[str, str]:
         """``{key: status}`` of the stored runs (of ``keys`` when given; from the log when

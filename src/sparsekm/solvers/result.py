@@ -43,6 +43,7 @@ class Termination(str, Enum):
     STALLED = "stalled"                  # a stall guard: no progress
     INFEASIBLE = "infeasible"            # proven infeasible
     UNBOUNDED = "unbounded"              # proven unbounded
+    INTERRUPTED = "interrupted"          # the user stopped it (Ctrl-C): like a time limit
     ERROR = "error"
 
     def __str__(self) -> str:

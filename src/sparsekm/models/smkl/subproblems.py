@@ -25,14 +25,22 @@ __all__ = ["beta_step", "gssp", "lagrangian_bound", "perspective_bound", "simple
 
 
 def simplex_projection(v: np.ndarray) -> np.ndarray:
-    """Euclidean projection of ``v`` onto {x >= 0, sum x = 1} (sort-based, exact)."""
+    """Euclidean projection of ``v`` onto {x >= 0, sum x = 1} (sort-based, exact).
+
+    The projection is unchanged by a shift of ``v``, so ``v - max(v)`` is projected: its
+    largest entry is 0 and the sort-based test ``u_k - (sum_{i<=k} u_i - 1) / k > 0`` holds
+    at k = 1 in floating point too. Unshifted, entries of 4e16 (``d / (4 lam)`` at C = 1e6,
+    lam = 0.01 on wine) made ``u_1 - (u_1 - 1)`` round to 0 and no k passed (IndexError).
+    """
     v = np.asarray(v, dtype=float)
-    u = np.sort(v)[::-1]
+    if v.size == 0 or not np.all(np.isfinite(v)):
+        raise ValueError(f"simplex projection of a vector with non-finite entries: {v}")
+    u = np.sort(v - v.max())[::-1]
     css = np.cumsum(u) - 1.0
     ks = np.arange(1, v.size + 1)
     rho = np.flatnonzero(u - css / ks > 0)[-1]
     tau = css[rho] / (rho + 1)
-    return np.maximum(v - tau, 0.0)
+    return np.maximum(v - v.max() - tau, 0.0)
 
 
 def gssp(w: np.ndarray, k: int, excluded: Iterable[int] = (), forced: Iterable[int] = ()
