@@ -17,6 +17,7 @@ complete member; :func:`repair` sets the damaged file aside as ``<log>.damaged-<
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -178,10 +179,8 @@ def _atomic_write(path: Path, data: bytes, exclusive: bool = False) -> None:
         else:
             os.replace(tmp, path)
     except OSError as exc:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise LogError(f"run log {path}: cannot write it ({exc.strerror or exc}); the log "
                        "is unchanged: free disk space or make its folder writable, then run "
                        "again") from None

@@ -31,9 +31,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from sparsekm.deadline import interrupts_end
 from sparsekm.parallel import as_executor
 from sparsekm.parallel.slots import Slots, forget
-from sparsekm.deadline import interrupts_end
 from sparsekm.solvers import Result, SolverPlan, Termination
 
 from . import lock
