@@ -74,6 +74,7 @@ def solve(problem: Any, method: str | None = None, plan: SolverPlan | None = Non
 def uncertified(problem: Any, res: Result) -> Result:
     """``res`` without a bound when the problem's data let no bound be certified (its
     :meth:`~sparsekm.models.problem.Problem.certificate_defect`, e.g. an indefinite kernel)."""
-    defect = problem.certificate_defect(res) if hasattr(problem, "certificate_defect") \
-        else None
+    if res.bound is None or not hasattr(problem, "certificate_defect"):
+        return res                 # nothing to withhold: no check (it may cost O(m^3))
+    defect = problem.certificate_defect(res)
     return res.withhold(defect) if defect else res

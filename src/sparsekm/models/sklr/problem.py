@@ -27,9 +27,6 @@ PAPER_GAMMA = 0.5
 """rbf gamma of paper C's kernel exp(-||x - z||^2 / (2 sigma^2)) with sigma = 1."""
 
 
-PSD_CHECK_ROWS = 8000   # above this a kernel not PSD by construction is not checked (O(m^3))
-
-
 @register_problem("sklr", paper="C", title="Sparse kernel logistic regression (dual (22), SMO)",
                   method="smo2")
 @dataclass
@@ -87,10 +84,11 @@ class SKLRProblem(Problem):
         """Why no bound on (22) is certified: its kernel matrix is not PSD (the dual is then
         nonconvex; the linearised gap assumes convexity); None when it is PSD."""
         from sparsekm.kernels import indefinite_reason, psd_by_construction
+        from sparsekm.kernels.psd import CHECK_MAX
 
         if psd_by_construction(self.kernel):
             return None
-        big = self.m > PSD_CHECK_ROWS
+        big = self.m > CHECK_MAX
         reason = indefinite_reason(self.kernel, None if big else self.K)
         if reason is None:
             return None

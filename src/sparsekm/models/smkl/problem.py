@@ -44,6 +44,7 @@ class SMKLProblem(Problem):
     normalize: str | None = declare.field(None, "Base kernels: none, or trace (scaled to "
                                           "trace m).", choices=("trace",))
     dictionary: Any = field(default=None, repr=False, compare=False)
+    fit_deadline: Any = field(default=None, repr=False, compare=False)   # the kernels' build
 
     def validate(self) -> None:
         from sparsekm.kernels.dictionary import KernelDictionary
@@ -58,7 +59,16 @@ class SMKLProblem(Problem):
             raise ParamError("k0", self.k0, f"at most q = {q}, the dictionary's kernels; "
                              f"choose k0 <= {q} or add kernels")
         if self.dictionary.K is None or self.dictionary.K.shape[1] != self.m:
-            self.dictionary.fit(self.X)
+            from sparsekm.kernels.dictionary import DictionaryTooLarge
+
+            try:
+                self.dictionary.fit(self.X, self.fit_deadline)
+            except DictionaryTooLarge as exc:
+                name = "time_limit" if "time left" in str(exc) else "kernels"
+                value = getattr(self.fit_deadline, "limit", None) if name == "time_limit" \
+                    else self.kernels
+                raise ParamError(name, value, f"{exc}; raise it, or use fewer rows or "
+                                 "kernels") from None
 
     def certificate_defect(self, result: Any = None) -> str | None:
         """Why ``result``'s value of (4) is not certified: its combined kernel K(beta) is not
