@@ -213,7 +213,7 @@ def _fold_accuracy(K: np.ndarray, y: np.ndarray, tr: np.ndarray, te: np.ndarray,
 
     from sklearn.svm import SVC
 
-    from sparsekm.engines.smo.svm_dual import LIBSVM_RATE
+    from sparsekm.engines.smo import LIBSVM_RATE
 
     left = clock.remaining()
     cap = -1 if not np.isfinite(left) else max(1000, int(left * LIBSVM_RATE / max(tr.size, 1)))

@@ -68,6 +68,7 @@ from .masked_rows import (
     upper_segment,
 )
 from .svm_dual import (
+    LIBSVM_RATE,
     SVMDualOptions,
     decision_function,
     dual_objective,
@@ -77,7 +78,8 @@ from .svm_dual import (
 )
 from .upper_decide import upper_decide, upper_gradient
 
-__all__ = ["ABOVE", "BELOW", "FIRST_ORDER", "HINGE", "LOGISTIC", "MASKED_POLY", "MASKED_RBF",
+__all__ = ["ABOVE", "BELOW", "FIRST_ORDER", "HINGE", "LIBSVM_RATE", "LOGISTIC", "MASKED_POLY",
+           "MASKED_RBF",
            "SECOND_ORDER", "UNDECIDED", "Hinge", "KernelSource", "Logistic",
            "SMOOptions", "SVMDualOptions", "decision_function", "dual_gradient",
            "dual_objective", "feasible_alpha", "fit_libsvm", "get_row", "ipow",
