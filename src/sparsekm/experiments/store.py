@@ -39,8 +39,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from . import files_of_store as files
 from . import records
 from .child import FAILED
+from .files_of_store import StoreBusyError, StoreError, StoreIOError
 
 __all__ = ["SCHEMA", "Store", "StoreBusyError", "StoreError", "StoreIOError", "make_record"]
 
@@ -126,18 +128,6 @@ def make_record(spec: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]
     return row
 
 
-class StoreError(ValueError):
-    """A store path that cannot hold a store (a folder, a file where a folder is needed)."""
-
-
-class StoreIOError(StoreError):
-    """The store file could not be opened or written (permissions, a full disk)."""
-
-
-class StoreBusyError(StoreError):
-    """Another ``bench run`` holds the store (its lock): a user's situation, exit 2."""
-
-
 class Store:
     """The DuckDB file of an experiment (created on first write)."""
 
@@ -152,32 +142,11 @@ class Store:
 
     def check_path(self) -> None:
         """StoreError unless the store can be created or written where it is configured."""
-        shown = _shown(self.path)
-        if self.path.is_dir():
-            raise StoreError(f"store {shown} is a folder; set `store` in the config to a file "
-                             "name such as results.duckdb")
-        for parent in self.path.parents:
-            if parent.exists():
-                if not parent.is_dir():
-                    raise StoreError(f"store {shown}: {_shown(parent)} is a file, not a "
-                                     "folder; set `store` in the config to a path in a folder")
-                break
+        files.check_path(self.path)
 
     def check_writable(self) -> None:
-        """StoreError unless the store, its log and their folder can be written: a read-only
-        file (no write bit, which root would otherwise ignore) is refused before any run, not
-        found after the first one (it finished, then was lost with a traceback)."""
-        shown = _shown(self.path)
-        for path, what in ((self.path, "store"), (self.records_path, "run log")):
-            if path.is_file() and (not os.access(path, os.W_OK)
-                                   or not os.stat(path).st_mode & 0o222):
-                raise StoreError(f"{what} {_shown(path)} is read-only: make it writable "
-                                 f"(chmod u+w {_shown(path)}) or set another `store` in the "
-                                 "config; nothing was run")
-        folder = self.path.parent if self.path.parent.exists() else None
-        if folder is not None and not os.access(folder, os.W_OK | os.X_OK):
-            raise StoreError(f"store {shown}: its folder {_shown(folder)} is not writable; make "
-                             "it writable or set another `store` in the config")
+        """StoreError unless the store, its log and their folder can be written."""
+        files.check_writable(self.path, self.records_path)
 
     @contextmanager
     def lock(self) -> Iterator[None]:
@@ -219,7 +188,8 @@ class Store:
                 holder = _holder(fd)
                 os.close(fd)
                 raise StoreBusyError(
-                    f"store {_shown(self.path)} is in use by another `bench run` ({holder}); "
+                    f"store {files.shown(self.path)} is in use by another `bench run` "
+                    f"({holder}); "
                     "wait for it to finish, or set another `store` in the config") from None
             try:
                 same = os.path.samestat(os.fstat(fd), os.stat(self.lock_path))
@@ -243,50 +213,18 @@ class Store:
                 break
             except duckdb.IOException as exc:
                 if "lock" not in str(exc).lower() or time.monotonic() - t0 > self.retry_s:
-                    raise self._unusable(exc) from None
+                    raise files.unusable(self.path, exc) from None
                 time.sleep(delay)
                 delay = min(0.2, 2 * delay)
             except duckdb.Error as exc:
-                raise self._unusable(exc) from None
+                raise files.unusable(self.path, exc) from None
         try:
-            self._check_tables(con)
+            files.check_tables(self.path, con)
             if write:
                 self._init(con)
             yield con
         finally:
             con.close()
-
-    def _unusable(self, exc: Exception) -> StoreError:
-        """One line: why DuckDB could not open the store file, and the fix."""
-        shown, text = _shown(self.path), " ".join(str(exc).split())
-        if "not a valid DuckDB database" in text:
-            head = self.path.read_bytes()[:24] if self.path.is_file() else b""
-            kind = "an empty file" if not head else f"it starts with {head!r}"
-            return StoreError(f"store {shown} is not a DuckDB database ({kind}: text, CSV or "
-                              "another format?); move it aside or set another `store` in the "
-                              "config (it is left as it is)")
-        return StoreIOError(f"store {shown} cannot be opened ({text}); make it readable and "
-                            "writable, or set another `store` in the config")
-
-    def _check_tables(self, con: Any) -> None:
-        """StoreError for a DuckDB file that is not a results store (another program's): it is
-        never changed. An empty database (a new store) passes."""
-        tables = {r[0] for r in con.execute(
-            "SELECT table_name FROM information_schema.tables").fetchall()}
-        shown = _shown(self.path)
-        if tables and not tables & {"runs", "meta"}:
-            raise StoreError(f"store {shown} is a DuckDB database of another program (tables "
-                             f"{', '.join(sorted(tables)[:5])}; no `runs` table); set another "
-                             "`store` in the config (it is left as it is)")
-        if "runs" in tables:
-            have = {r[0] for r in con.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = "
-                "'runs'").fetchall()}
-            lack = [c for c in ("key", "status", "payload") if c not in have]
-            if lack:
-                raise StoreError(f"store {shown} has a `runs` table without the column(s) "
-                                 f"{', '.join(lack)}: not a sparsekm results store; set another "
-                                 "`store` in the config (it is left as it is)")
 
     def _init(self, con: Any) -> None:
         con.execute("CREATE TABLE IF NOT EXISTS meta (k VARCHAR PRIMARY KEY, v VARCHAR)")
@@ -367,9 +305,9 @@ class Store:
             raise StoreError(f"{exc}; the last {len(rows)} run(s) are {where}; stopping") \
                 from None
         if failed:
-            raise StoreError(f"store {_shown(self.path)}: cannot write it ({failed}); the last "
-                             f"{len(rows)} run(s) are kept in its log "
-                             f"{_shown(self.records_path)}, which the next `bench run` "
+            raise StoreError(f"store {files.shown(self.path)}: cannot write it ({failed}); the "
+                             f"last {len(rows)} run(s) are kept in its log "
+                             f"{files.shown(self.records_path)}, which the next `bench run` "
                              "restores; stopping")
         return len(rows)
 
@@ -453,14 +391,6 @@ def _holder(fd: int) -> str:
         return "pid unknown"
     host = f" on {words[1]}" if len(words) > 1 and words[1] != socket.gethostname() else ""
     return f"pid {words[0]}{host}"
-
-
-def _shown(path: Path) -> str:
-    """``path`` relative to the working directory when under it (as a user would type it)."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
 
 
 def counts(statuses: dict[str, str], total: int) -> dict[str, int]:

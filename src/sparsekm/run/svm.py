@@ -133,6 +133,9 @@ def solve_svm(problem: Any, solver: str | None, deadline: Any, gap_tol: float) -
         primal, bound = 0.5 * float(out["w"] @ out["w"]) + problem.C * float(xi.sum()), \
             out.pop("bound")
     elif "alpha" in out:   # an outside solver's alpha is feasible within its tolerances only
+        if not native:     # -D at the solver's own alpha: its claim, kept beside the proof
+            ay = out["alpha"] * problem.y
+            out["solver_bound"] = float(out["alpha"].sum() - 0.5 * ay @ (K @ ay))
         out["alpha"] = feasible_alpha(out["alpha"], problem.y, problem.C)
         primal, bound, out["b"] = svm_duality(K, problem.y, out["alpha"], problem.C)
         a = out["alpha"]

@@ -50,7 +50,7 @@ def average(problem: SMKLProblem, plan: SolverPlan | None = None) -> Any:
     clock = (plan or SolverPlan()).start().clock
     t0 = time.perf_counter()
     return _timed(method_result(problem, "average", t0, deadline=clock,
-                                beta=np.full(problem.q, 1.0 / problem.q)), clock)
+                                evaluation=np.full(problem.q, 1.0 / problem.q)), clock)
 
 
 def _timed(res: Any, clock: Any, cut: bool = False) -> Any:
@@ -105,7 +105,7 @@ def easymkl(problem: SMKLProblem, plan: SolverPlan | None = None, *,
     d = problem.dictionary.quad_forms(gy)
     d = np.clip(d, 0.0, None)
     beta = d / d.sum() if d.sum() > 0 else np.full(problem.q, 1.0 / problem.q)
-    return _timed(method_result(problem, "easymkl", t0, beta=beta, lam_easy=lam_easy,
+    return _timed(method_result(problem, "easymkl", t0, evaluation=beta, lam_easy=lam_easy,
                                 deadline=clock), clock, cut)
 
 
@@ -141,7 +141,8 @@ def cka(problem: SMKLProblem, plan: SolverPlan | None = None) -> Any:
     t0 = time.perf_counter()
     a, M = _centered_gram(problem.K, problem.y, plan.clock)
     if M is None:     # the limit before every alignment: the uniform weights
-        return _timed(method_result(problem, "cka", t0, beta=np.full(problem.q, 1 / problem.q),
+        uniform = np.full(problem.q, 1 / problem.q)
+        return _timed(method_result(problem, "cka", t0, evaluation=uniform,
                                     deadline=plan.clock), plan.clock, True)
     s = float(np.trace(M)) / problem.q or 1.0
     v = cp.Variable(problem.q, nonneg=True, name="v")
@@ -151,7 +152,7 @@ def cka(problem: SMKLProblem, plan: SolverPlan | None = None) -> Any:
                  0.0, None)
     vv[vv < 1e-10 * vv.max()] = 0.0
     beta = vv / vv.sum() if vv.sum() > 0 else np.full(problem.q, 1.0 / problem.q)
-    return _timed(method_result(problem, "cka", t0, beta=beta, deadline=plan.clock,
+    return _timed(method_result(problem, "cka", t0, evaluation=beta, deadline=plan.clock,
                                 alignment=float((beta @ a) / np.sqrt(
                                     beta @ M @ beta * (problem.y @ problem.y) ** 2))),
                   plan.clock)
@@ -199,7 +200,7 @@ def single(problem: SMKLProblem, plan: SolverPlan | None = None, *,
     beta[i] = 1.0
     sub = P(problem.X, y, problem.kernels, 1, Cs[c], problem.lam, problem.normalize,
             problem.dictionary)
-    return _timed(method_result(sub, "single", t0, beta=beta, C_used=float(Cs[c]),
+    return _timed(method_result(sub, "single", t0, evaluation=beta, C_used=float(Cs[c]),
                                 kernel=problem.labels[i], cv_accuracy=float(scores[i, c]),
                                 deadline=clock), clock, cut)
 

@@ -286,7 +286,7 @@ def enumerate_supports(problem: SMKLProblem, plan: SolverPlan | None = None, *,
         if best is None or r["upper"] < best[0]:
             best = (r["upper"], r["beta"])
     bound = min(max(bound, whole), best[0])
-    res = method_result(problem, "enumerate", t0, beta=best[1], deadline=plan.clock,
+    res = method_result(problem, "enumerate", t0, evaluation=best[1], deadline=plan.clock,
                         bound=bound if np.isfinite(bound) else None,
                         termination=term, supports=rows)
     res.gap_tol = gap_tol
