@@ -124,8 +124,12 @@ def all_mask_objectives(problem: FSKernelProblem, plan: SolverPlan | None = None
 def warm_up() -> None:
     """Load the SVM solver's compiled code here, before workers are forked from this process:
     each worker loaded it at its first mask (0.78 s), and one that started near the limit
-    ended that much past it (ionosphere B = 3 on 2 workers: up to 0.76 s)."""
+    ended that much past it (ionosphere B = 3 on 2 workers: up to 0.76 s). The SMO engine too:
+    a libsvm solve that fails or is cut by the time left continues in it."""
+    from sparsekm.engines.smo import load_engine
+
     _chunk(tiny_problem(), 0, 3)
+    load_engine()
 
 
 ENUMERATION_WORKERS = with_(WORKERS, help="Worker processes of the enumeration (none: every "
