@@ -93,15 +93,11 @@ def beta_step(d: np.ndarray, lam: float, k0: int, excluded: Iterable[int] = (),
 
 def feasible_alpha(alpha: np.ndarray, y: np.ndarray, C: float) -> np.ndarray:
     """A point of {0 <= alpha <= C, y'alpha = 0} near ``alpha`` (clip, then scale down the
-    heavier class): turns a solver's approximate multipliers into a certifiable dual point."""
-    a = np.clip(np.nan_to_num(np.asarray(alpha, dtype=float)), 0.0, C)
-    pos, neg = y > 0, y < 0
-    sp, sn = a[pos].sum(), a[neg].sum()
-    if sp > sn:
-        a[pos] *= sn / sp
-    elif sn > sp:
-        a[neg] *= sp / sn
-    return a
+    heavier class): turns a solver's approximate multipliers into a certifiable dual point
+    (:func:`sparsekm.engines.smo.feasible_alpha`)."""
+    from sparsekm.engines.smo import feasible_alpha as feasible
+
+    return feasible(alpha, y, C)
 
 
 def lagrangian_bound(d: np.ndarray, sum_alpha: float, lam: float, k0: int,
