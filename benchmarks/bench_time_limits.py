@@ -8,6 +8,14 @@ and the finishing of the payload. Run:
 ``python benchmarks/bench_time_limits.py [--limit 5] [--cold]`` (``--cold``: numba's cache
 emptied, then set-up's warm-up, as after a fresh install); writes
 ``benchmarks/results/time_limits.{json,md}``.
+
+``--set inputs`` runs the cases of the fresh-input catalogues instead (unscaled kernel SVMs,
+spambase's smkl baselines, the large PSD relaxations, a wide svmlight file, smkl at C = 1e6)
+and ``--src DIR --tag NAME`` runs them on another source tree (e.g. the commit before the
+fixes, exported with ``git archive``): each tag writes
+``benchmarks/results/time_limits_inputs_<tag>.json``, and the markdown
+``time_limits_inputs.md`` sets the tags side by side. A run that does not end by
+``KILL_AFTER`` times its limit (plus a minute) is killed and shown as such.
 """
 
 from __future__ import annotations
@@ -68,15 +76,67 @@ CASES = [
 ]
 
 
-def run_case(action: str, problem: str, data: str, args: list[str], limit: float) -> dict:
+INPUT_CASES = [
+    ("solve", "fs-kernel", "wine", ["--scale", "none", "--B", "2", "--method", "enumerate"]),
+    ("solve", "fs-kernel", "wholesale", ["--scale", "none", "--B", "2", "--method",
+                                         "enumerate"]),
+    ("solve", "fs-kernel", "wine", ["--scale", "none", "--B", "2", "--method", "ls-star"]),
+    ("solve", "fs-kernel", "wine", ["--scale", "none", "--B", "2", "--method", "bnb"]),
+    ("solve", "smkl", "spambase", ["--method", "single"]),
+    ("solve", "smkl", "spambase", ["--test-size", "0.6", "--method", "single"]),
+    ("solve", "smkl", "spambase", ["--test-size", "0.6", "--method", "easymkl"]),
+    ("solve", "smkl", "spambase", ["--test-size", "0.6", "--method", "cka"]),
+    ("solve", "smkl", "spambase", ["--test-size", "0.6", "--method", "average"]),
+    ("solve", "smkl", "spambase", ["--test-size", "0.6", "--method", "abr"]),
+    ("solve", "smkl", "spambase", ["--test-size", "0.6", "--method", "exact"]),
+    ("solve", "smkl", "spambase", ["--test-size", "0.6", "--method", "enumerate"]),
+    ("solve", "smkl", "wine", ["--C", "1e6", "--lam", "0.01", "--method", "enumerate"]),
+    ("solve", "smkl", "wine", ["--scale", "none", "--k0", "2", "--method", "abr"]),
+    ("relax", "smkl", "ionosphere", ["--relaxation", "sdp-full"]),
+    ("relax", "fs-linear", "sonar", ["--B", "10", "--relaxation", "shor-cop"]),
+    ("solve", "fs-linear", "WIDE_SVMLIGHT", ["--B", "3", "--method", "fast"]),
+]
+KILL_AFTER = 6          # --set inputs: a run still going at KILL_AFTER x limit + 60 s is killed
+
+
+def wide_svmlight(folder: Path) -> Path:
+    """200 rows naming feature indices up to 1,349,942 (16 KB): the wide file of the
+    catalogue, generated with a fixed seed."""
+    import numpy as np
+
+    path = folder / "wide.svm"
+    rng = np.random.default_rng(0)
+    with path.open("w") as fh:
+        for i in range(200):
+            y = 1 if i % 2 else -1
+            feats = {int(j): rng.normal() for j in rng.choice(1_349_941, 5, replace=False) + 1}
+            feats[7] = y + 0.3 * rng.normal()
+            if i == 0:
+                feats[1_349_942] = 1.0
+            fh.write(f"{y} " + " ".join(f"{j}:{v:.4f}" for j, v in sorted(feats.items()))
+                     + "\n")
+    return path
+
+
+def run_case(action: str, problem: str, data: str, args: list[str], limit: float,
+             src: str | None = None, kill: float | None = None) -> dict:
     cmd = [*CLI, action, problem, "--data", data, *args, "--time-limit", str(limit), "--json"]
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-    t0 = time.perf_counter()
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=20 * limit + 120)
+    if src is not None:
+        env["PYTHONPATH"] = src
+    t0, c0 = time.perf_counter(), _children_cpu()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                           timeout=kill or 20 * limit + 120)
+    except subprocess.TimeoutExpired:
+        wall = time.perf_counter() - t0
+        return {"command": " ".join([action, problem, "--data", Path(data).name, *args]),
+                "limit": limit, "wall_s": round(wall, 2), "over_s": round(wall - limit, 2),
+                "cpu_s": round(_children_cpu() - c0, 2), "exit": "killed"}
     wall = time.perf_counter() - t0
-    out: dict = {"command": " ".join([action, problem, "--data", data, *args]),
+    out: dict = {"command": " ".join([action, problem, "--data", Path(data).name, *args]),
                  "limit": limit, "wall_s": round(wall, 2), "over_s": round(wall - limit, 2),
-                 "exit": r.returncode}
+                 "cpu_s": round(_children_cpu() - c0, 2), "exit": r.returncode}
     try:
         payload = json.loads(r.stdout)
         out.update(status=payload.get("status"), termination=payload.get("termination"),
@@ -84,6 +144,12 @@ def run_case(action: str, problem: str, data: str, args: list[str], limit: float
     except ValueError:
         out["stderr"] = r.stderr.strip().splitlines()[-1:] if r.stderr else []
     return out
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished children (user + system)."""
+    t = os.times()
+    return t.children_user + t.children_system
 
 
 def startup(repeat: int = 3) -> float:
@@ -117,7 +183,13 @@ def main() -> None:
     ap.add_argument("--cold", action="store_true",
                     help="empty numba's cache first, then run set-up's warm-up (as a fresh "
                          "install: `make install` calls sparsekm.registry.warm_up_all)")
+    ap.add_argument("--set", choices=("commands", "inputs"), default="commands")
+    ap.add_argument("--src", help="run this source tree's sparsekm (PYTHONPATH)")
+    ap.add_argument("--tag", default="after", help="name of this run (--set inputs)")
     args = ap.parse_args()
+    if args.set == "inputs":
+        inputs(args.limit, args.src, args.tag)
+        return
     cache = "as found"
     if args.cold:
         cache = f"emptied, then set-up's warm-up ({cold_start():.0f} s)"
@@ -145,6 +217,47 @@ def main() -> None:
     worst = max(r["over_s"] for r in rows)
     lines += ["", f"Largest overrun: {worst:.2f} s."]
     (OUT / "time_limits.md").write_text("\n".join(lines) + "\n")
+
+
+def inputs(limit: float, src: str | None, tag: str) -> None:
+    """The fresh-input cases, on ``src`` (None: this checkout), as ``tag``; then the side by
+    side markdown of every tag written so far."""
+    import tempfile
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        wide = str(wide_svmlight(Path(tmp)))
+        for action, problem, data, extra in INPUT_CASES:
+            data = wide if data == "WIDE_SVMLIGHT" else data
+            row = run_case(action, problem, data, extra, limit, src, KILL_AFTER * limit + 60)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    load = os.getloadavg()
+    OUT.mkdir(exist_ok=True)
+    doc = {"tag": tag, "src": src or "this checkout", "limit": limit,
+           "load_average": [round(x, 2) for x in load], "cases": rows}
+    (OUT / f"time_limits_inputs_{tag}.json").write_text(json.dumps(doc, indent=1))
+    tags = {p.stem.removeprefix("time_limits_inputs_"): json.loads(p.read_text())
+            for p in sorted(OUT.glob("time_limits_inputs_*.json"))}
+    order = sorted(tags, key=lambda t: (t != "before", t))
+    lines = [f"# Time limits on the fresh-input cases (`--time-limit {limit:g}`)", "",
+             "Wall seconds of each process (interpreter start to exit) and its CPU seconds, "
+             "against its limit; `killed`: still running at "
+             f"{KILL_AFTER} x the limit + 60 s. Tags: "
+             + "; ".join(f"`{t}` = {tags[t]['src']} (load {tags[t]['load_average'][0]})"
+                         for t in order)
+             + ". Written by `benchmarks/bench_time_limits.py --set inputs`.", "",
+             "| command | " + " | ".join(f"{t} wall s (cpu) | {t} exit" for t in order) + " |",
+             "|---|" + "---|---|" * len(order)]
+    for i, (action, problem, data, extra) in enumerate(INPUT_CASES):
+        cells = []
+        for t in order:
+            r = tags[t]["cases"][i]
+            cells += [f"{r['wall_s']} ({r.get('cpu_s')})", str(r["exit"])]
+        name = "wide.svm (200 rows, index 1349942)" if data == "WIDE_SVMLIGHT" else data
+        lines.append(f"| `{action} {problem} --data {name} {' '.join(extra)}` | "
+                     + " | ".join(cells) + " |")
+    (OUT / "time_limits_inputs.md").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -10,11 +10,15 @@ starts its own in its child process.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import signal
+import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["Deadline"]
+__all__ = ["Deadline", "interrupts_end"]
 
 
 class Deadline:
@@ -32,23 +36,31 @@ class Deadline:
         self.start = self.t0 if since is None else float(since)
         self.limit = time_limit
         self.end = math.inf if time_limit is None else self.start + time_limit
+        self.interrupted = False
 
     def limited(self, time_limit: float | None) -> Deadline:
         """The deadline ``time_limit`` seconds after this one's start (a run's start, given
         its limit once the flags are read)."""
         return Deadline(time_limit, since=self.start)
 
+    def interrupt(self) -> None:
+        """End the budget now (the user's Ctrl-C): everything that keeps the limit stops as at
+        a time limit and returns its incumbent; ``interrupted`` says why."""
+        self.end, self.interrupted = time.perf_counter(), True
+
     def __getstate__(self) -> dict[str, Any]:
         """Sent to another process as wall-clock readings (``perf_counter`` has no meaning
         outside this one), so a worker, local or on Dask, stops at the same moment."""
         now_p, now_w = time.perf_counter(), time.time()
-        return {"limit": self.limit, "t0_wall": now_w - (now_p - self.t0),
+        return {"limit": self.limit, "interrupted": self.interrupted,
+                "t0_wall": now_w - (now_p - self.t0),
                 "start_wall": now_w - (now_p - self.start),
                 "end_wall": self.end if math.isinf(self.end) else now_w + (self.end - now_p)}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         now_p, now_w = time.perf_counter(), time.time()
         self.limit = state["limit"]
+        self.interrupted = state.get("interrupted", False)
         self.t0 = now_p - (now_w - state["t0_wall"])
         self.start = now_p - (now_w - state.get("start_wall", state["t0_wall"]))
         end = state["end_wall"]
@@ -77,3 +89,25 @@ class Deadline:
         if t is None:
             return None if math.isinf(r) else max(r, 0.01)
         return max(min(t, r), 0.01)
+
+
+@contextlib.contextmanager
+def interrupts_end(deadline: Deadline) -> Iterator[None]:
+    """While active, Ctrl-C (SIGINT) ends ``deadline`` instead of raising KeyboardInterrupt,
+    so a search stops as at its time limit and returns its incumbent with its bound (a
+    second Ctrl-C raises as usual). Only the main thread can take signals: elsewhere this
+    does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        if deadline.interrupted:
+            raise KeyboardInterrupt
+        deadline.interrupt()
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -26,31 +26,58 @@ import inspect
 import json
 import math
 import numbers
+import re
 import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 __all__ = ["Annotated", "Param", "ParamError", "Spec", "check_fields", "check_value", "field",
-           "params_of", "with_"]
+           "in_words", "mention", "params_of", "with_"]
 
 TRUE_WORDS = ("true", "yes", "on", "1")
 FALSE_WORDS = ("false", "no", "off", "0")
 NONE_WORDS = ("none", "null")
 
 
+def mention(name: str, cli: str | None = None, python: str | None = None) -> str:
+    """A parameter named in a message, to be shown in the words of the front door the user
+    used (:func:`in_words`): ``mention("positive_class", "CLASS", "'spam'")`` is
+    ``--positive-class CLASS`` on the CLI and ``positive_class='spam'`` in Python; without
+    values, ``--positive-class`` and ``positive_class``."""
+    return f"<<{name}|{cli or ''}|{python or ''}>>"
+
+
+_MENTION = re.compile(r"<<([A-Za-z_][A-Za-z0-9_]*)\|([^|>]*)\|([^>]*)>>")
+
+
+def in_words(text: str, style: str = "python") -> str:
+    """``text`` with its :func:`mention` marks in a front door's words: ``"cli"`` (the flag,
+    ``--drop-columns A,B``) or ``"python"`` / ``"grid"`` (the parameter, ``drop_columns=[...]``)."""
+
+    def one(m: re.Match[str]) -> str:
+        name, cli, python = m.groups()
+        if style == "cli":
+            flag = "--" + name.replace("_", "-")
+            return f"{flag} {cli}" if cli else flag
+        return f"{name}={python}" if python else name
+
+    return _MENTION.sub(one, text)
+
+
 class ParamError(ValueError):
     """A value a parameter does not take: its ``name``, the ``value`` given and what is
     ``allowed``. ``str()`` says ``name=value: ...``; a front end calls :meth:`render` with the
-    way the user wrote it (``"--C 0"``)."""
+    way the user wrote it (``"--C 0"``) and its own words for the parameters ``allowed``
+    mentions (:func:`mention`)."""
 
     def __init__(self, name: str, value: Any, allowed: str) -> None:
         self.name, self.value, self.allowed = name, value, allowed
         super().__init__(self.render(f"{name}={value!r}"))
 
-    def render(self, shown: str) -> str:
+    def render(self, shown: str, style: str = "python") -> str:
         """One line: ``shown`` (the flag and value as typed) and what is allowed."""
-        return f"{shown}: {self.allowed}"
+        return in_words(f"{shown}: {self.allowed}", style)
 
 
 @dataclass(frozen=True)
@@ -296,7 +323,8 @@ def check_value(param: Param, value: Any) -> Any:
 
 def _check_path(name: str, kind: str, value: str) -> None:
     """A path parameter: ``read`` an existing file; ``write`` / ``dir`` a path whose folder
-    exists (a ``write`` path that is a folder, or a ``dir`` path that is a file, is refused)."""
+    exists (a ``write`` path that is a folder or an existing non-regular file such as
+    ``/dev/null``, or a ``dir`` path that is a file, is refused)."""
     from pathlib import Path
 
     p = Path(value).expanduser()
@@ -308,6 +336,10 @@ def _check_path(name: str, kind: str, value: str) -> None:
         return
     if kind == "write" and p.is_dir():
         raise ParamError(name, value, "is a folder; give a file path in it")
+    if kind == "write" and p.exists() and not p.is_file():
+        raise ParamError(name, value, "is not a regular file (a device, a pipe or a socket): "
+                         "the files written beside it (a sidecar, a lock) would land in its "
+                         "folder; give a file path")
     if kind == "dir" and p.exists() and not p.is_dir():
         raise ParamError(name, value, "is a file; give a folder")
     near = next((q for q in p.parents if q.exists()), None)

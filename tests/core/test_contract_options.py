@@ -84,7 +84,8 @@ def test_result_extras_reach_the_json_without_a_key_list(monkeypatch) -> None:
         import time
 
         beta = np.full(problem.q, 1.0 / problem.q)
-        return method_result(problem, "fresh", time.perf_counter(), beta=beta, brand_new=tag)
+        return method_result(problem, "fresh", time.perf_counter(), evaluation=beta,
+                             brand_new=tag)
 
     entry = registry.Entry("smkl", "method", "fresh", fresh, "B", "test", "A test method.")
     monkeypatch.setitem(registry._ENTRIES, ("smkl", "method", "fresh"), entry)

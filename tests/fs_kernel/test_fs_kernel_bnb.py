@@ -139,8 +139,14 @@ def test_cli_bnb_json():
 def test_enumeration_returns_the_best_masks_svm_without_solving_again(monkeypatch, workers):
     """The chunk that met the best mask hands back its SVM: the caller solves none (its first
     solve loaded the compiled solver after the limit, 0.78 s). The (alpha, b) are those of an
-    SVM solved at that mask directly; the same on 1 and 2 workers."""
-    from sparsekm.algorithms.fs_kernel.evaluator import Evaluator, alpha_subproblem
+    SVM solved at that mask directly, then refined to a 1e-9 duality gap, and the objective
+    is its certified side (-P in the margin sense, below libsvm's D); the same on 1 and 2
+    workers."""
+    from sparsekm.algorithms.fs_kernel.evaluator import (
+        Evaluator,
+        alpha_subproblem,
+        certified_value,
+    )
 
     p = _problem(6, 2, m=40, n=12, B=4)    # 495 masks: 2 workers run 8 chunks
     monkeypatch.setattr(Evaluator, "solve_mask", lambda *a: pytest.fail("solved again"))
@@ -149,8 +155,11 @@ def test_enumeration_returns_the_best_masks_svm_without_solving_again(monkeypatc
     beta = e.values["beta"]
     K = Evaluator(p).kernel(beta)
     alpha, b, v = alpha_subproblem(K, p.y, p.C)
-    assert np.allclose(e.values["alpha"], alpha, atol=1e-10) and e.values["b"] == pytest.approx(b)
-    assert e.objective == pytest.approx(np.nanmax(e.extra["objectives"]), rel=1e-12)
+    value, other, a_ref, b_ref = certified_value(p, beta, alpha)
+    assert np.allclose(e.values["alpha"], a_ref, atol=1e-10)
+    assert e.values["b"] == pytest.approx(b_ref) and e.objective == value
+    assert value <= other <= v and other - value <= 1e-9 * abs(value)
+    assert e.objective == pytest.approx(np.nanmax(e.extra["objectives"]), rel=1e-6)
 
 
 def test_enumeration_never_records_an_svm_cut_short_by_the_clock(monkeypatch):

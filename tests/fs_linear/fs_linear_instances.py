@@ -61,5 +61,12 @@ def enum_opt(key: str, B: int, C: float) -> tuple[float, tuple[int, ...], float]
     return r.objective, tuple(r.selected), float(np.abs(r.values["w"]).max())
 
 
+def under_m(res) -> float | None:
+    """A big-M relaxation's bound at its given M: on (2) when M is proven valid, else the one
+    it labels ``bound_under_M`` (a bound on (2) restricted to |w_j| <= M; these tests pass Ms
+    known valid from the enumeration, or study the relaxation itself)."""
+    return res.bound if res.bound is not None else res.extra.get("bound_under_M")
+
+
 INSTANCES = [("rand0", 3, 1.0), ("rand1", 2, 10.0), ("rand2", 4, 0.5),
              ("wholesale", 3, 1.0), ("breast_cancer_wisconsin", 3, 0.1)]

@@ -86,7 +86,9 @@ def test_cli_solve_and_relax_json(cli) -> None:
     ds = load_dataset("wholesale")
     Xs = Scaler("standard").fit(ds.X).transform(ds.X)
     assert box["objective"] == pytest.approx(
-        solve_relaxation(FSLinearProblem(Xs, ds.y, B=2, C=10.0), "box", M=0.5).bound, rel=1e-6)
+        solve_relaxation(FSLinearProblem(Xs, ds.y, B=2, C=10.0), "box", M=0.5)
+        .extra["bound_under_M"], rel=1e-6)
+    assert box["lower_bound"] is None    # M = 0.5 < sqrt(2 UB): bounds (2) only under it
 
 
 def test_cli_errors(cli) -> None:

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from fs_linear_instances import INSTANCES, enum_opt, get, prob
+from fs_linear_instances import INSTANCES, enum_opt, get, prob, under_m
 
 from sparsekm import registry
 from sparsekm.algorithms.svm import solve_svm
@@ -31,7 +31,7 @@ def bounds(key: str, B: int, C: float, M: float, conic: str = "sdp") -> dict[str
     for r in PAPER:
         opts = {k: v for k, v in {"M": M, "conic": conic}.items()
                 if k in registry.get("fs-linear", "relaxation", r).options}
-        out[r] = solve_relaxation(p, r, **opts).bound
+        out[r] = under_m(solve_relaxation(p, r, **opts))
     return out
 
 
@@ -54,7 +54,7 @@ def test_relaxation_theorems_with_valid_tight_m(key: str, B: int, C: float) -> N
     p = prob(key, B, C)
     for r in ("dscop", "dscomp", "dsmp"):
         opts = {"M": M} if r != "dscop" else {}
-        assert close(solve_relaxation(p, r, conic="soc", **opts).bound, bd[r])
+        assert close(under_m(solve_relaxation(p, r, conic="soc", **opts)), bd[r])
     # the m-variable dual of (13) gives DSCoP's bound (conic strong duality)
     assert close(solve_relaxation(p, "perspective-dual").bound, bd["dscop"])
 
@@ -70,10 +70,10 @@ def test_box_equals_svm_for_large_m_and_scop_strictly_better(key: str, B: int, C
     # The proof of Thm 3.1 sets v_j = |w*_j|/M, which needs v_j <= 1 too: the right threshold
     # is max(||w*||_1/B, ||w*||_inf) (paper D states ||w*||_1/B only).
     M = max(float(np.abs(w_svm).sum() / B), float(np.abs(w_svm).max()))
-    box = solve_relaxation(p, "box", M=M).bound
+    box = under_m(solve_relaxation(p, "box", M=M))
     assert close(box, svm)
     # M smaller than the threshold may lift the bound, never lowers it
-    assert solve_relaxation(p, "box", M=0.5 * M).bound >= svm - REL * svm
+    assert under_m(solve_relaxation(p, "box", M=0.5 * M)) >= svm - REL * svm
     assert np.count_nonzero(np.abs(w_svm) > 1e-6) > B
     scop = solve_relaxation(p, "dscop").bound
     assert scop > svm * (1 + 1e-4)
@@ -87,7 +87,7 @@ def test_theorem31_threshold_needs_linf_term() -> None:
     w_svm, _, svm = solve_svm(X, y, C)
     M = float(np.abs(w_svm).sum() / B)
     assert np.abs(w_svm).max() > M
-    assert solve_relaxation(prob("rand2", B, C), "box", M=M).bound > svm * (1 + 1e-3)
+    assert under_m(solve_relaxation(prob("rand2", B, C), "box", M=M)) > svm * (1 + 1e-3)
 
 
 def test_relaxed_u_v_names_and_errors() -> None:
@@ -148,9 +148,9 @@ def test_box_certificate_is_the_value_of_8_at_interior_point_multipliers(key, B,
     cert = box_bound(p, np.asarray(rel.margins.dual_value), M)
     assert cert == pytest.approx(res.objective, rel=1e-6, abs=1e-7)
     assert cert <= opt * (1 + 1e-9) + 1e-9
-    scs = solve_relaxation(p, "box", SolverPlan(relax_solver="scs"), M=M)
-    assert scs.bound is not None and scs.bound <= res.objective + 1e-7
-    assert scs.bound == pytest.approx(res.objective, rel=1e-3)
+    scs = under_m(solve_relaxation(p, "box", SolverPlan(relax_solver="scs"), M=M))
+    assert scs is not None and scs <= res.objective + 1e-7
+    assert scs == pytest.approx(res.objective, rel=1e-3)
 
 
 def test_a_relaxation_stopped_by_its_limit_reports_no_value(monkeypatch) -> None:

@@ -6,7 +6,8 @@ ranges: :mod:`sparsekm.declare`), starts the plan's clock, runs the problem's ow
 (``solve_fs_linear``, ``solve_fs_kernel``, ``solve_smkl``, ``solve_sklr``,
 ``solve_minmax_fs``: each also callable directly) and stamps the result with the method, the
 problem and the method's declared tolerance (``gap_tol``), from which :class:`Result` derives
-its status.
+its status. A problem whose data let no bound be certified (an indefinite kernel) has every
+bound withheld here, whatever the method.
 
 >>> from sparsekm.algorithms import solve                       # doctest: +SKIP
 >>> res = solve(FSLinearProblem(X, y, B=5), "bnb", SolverPlan(time_limit=60), gap_tol=1e-3)
@@ -21,7 +22,7 @@ from sparsekm import registry
 from sparsekm.declare import params_of
 from sparsekm.solvers import Result, SolverPlan
 
-__all__ = ["front_door", "method_entry", "solve", "stamped"]
+__all__ = ["front_door", "method_entry", "solve", "stamped", "uncertified"]
 
 _DOORS: dict[str, tuple[Callable[..., Result], type | None]] = {}
 
@@ -67,4 +68,13 @@ def solve(problem: Any, method: str | None = None, plan: SolverPlan | None = Non
     plan = (plan or SolverPlan()).start()
     res = door(problem, entry, plan, options, **own) if door is not None else \
         entry.run(problem, plan, **options)
-    return stamped(res, entry, options)
+    return uncertified(problem, stamped(res, entry, options))
+
+
+def uncertified(problem: Any, res: Result) -> Result:
+    """``res`` without a bound when the problem's data let no bound be certified (its
+    :meth:`~sparsekm.models.problem.Problem.certificate_defect`, e.g. an indefinite kernel)."""
+    if res.bound is None or not hasattr(problem, "certificate_defect"):
+        return res                 # nothing to withhold: no check (it may cost O(m^3))
+    defect = problem.certificate_defect(res)
+    return res.withhold(defect) if defect else res

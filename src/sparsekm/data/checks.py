@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.declare import mention
+
 from .errors import DataError
 
 __all__ = ["check_labels", "check_xy"]
@@ -42,7 +44,7 @@ def check_xy(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
         raise DataError(f"X must be a 2-D array (m samples x n features) with m >= 2 and "
                         f"n >= 1, got shape {Xa.shape}")
     if not np.all(np.isfinite(Xa)):
-        raise DataError("X contains NaN or inf; impute or drop those entries first "
-                        "(sparsekm.data.load_dataset(..., missing='drop' or 'zero'); "
-                        "CLI: --missing)")
+        raise DataError("X contains NaN or inf; impute or drop those entries first (a file "
+                        f"loaded with {mention('missing', 'drop', repr('drop'))} or "
+                        f"{mention('missing', 'zero', repr('zero'))})")
     return Xa, check_labels(y, Xa.shape[0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sparsekm.declare import ParamError
+from sparsekm.declare import ParamError, in_words
 
 __all__ = ["DataError", "DataFileError"]
 
@@ -12,9 +12,15 @@ __all__ = ["DataError", "DataFileError"]
 class DataError(ValueError):
     """Data that cannot be used as given.
 
-    Every message names the problem and how to fix it. Subclasses ``ValueError`` so callers
-    that already catch ``ValueError`` keep working.
+    Every message names the problem and how to fix it; the parameters it mentions
+    (:func:`~sparsekm.declare.mention`) read as Python's in ``str()`` and as each front door's
+    own in :attr:`template` (the CLI shows ``--positive-class``). Subclasses ``ValueError`` so
+    callers that already catch ``ValueError`` keep working.
     """
+
+    def __init__(self, message: str = "", *args: Any) -> None:
+        self.template = str(message)
+        super().__init__(in_words(self.template), *args)
 
 
 class DataFileError(DataError, ParamError):

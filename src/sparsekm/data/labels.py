@@ -7,6 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sparsekm.declare import mention
+
 from .errors import DataError
 
 __all__ = ["to_pm1"]
@@ -58,7 +60,7 @@ def to_pm1(
     if n_missing:
         raise DataError(
             f"{what} has {n_missing} missing labels; drop those samples before loading "
-            "(or use missing='drop' when loading a file; CLI: --missing drop)"
+            f"(or load the file with {mention('missing', 'drop', repr('drop'))})"
         )
     classes = sorted(pd.unique(values).tolist(), key=_sort_key)
     if len(classes) < 2:
@@ -70,17 +72,17 @@ def to_pm1(
         if len(classes) > 2:
             shown = classes[:10]
             raise DataError(
-                f"{what} has {len(classes)} classes {shown}; pass positive_class=<one class> "
-                "(CLI: --positive-class CLASS) to train that class against the rest "
-                "(one-vs-rest)"
+                f"{what} has {len(classes)} classes {shown}; give one of them as "
+                f"{mention('positive_class', 'CLASS', repr(classes[0]))} to train that class "
+                "against the rest (one-vs-rest)"
             )
         positive_class = classes[-1]
     elif positive_class not in classes:
         matches = [c for c in classes if str(c) == str(positive_class)]
         if len(matches) != 1:
             raise DataError(
-                f"positive_class={positive_class!r} (CLI: --positive-class) does not occur "
-                f"in {what}; choose one of {classes[:10]}"
+                f"{mention('positive_class', str(positive_class), repr(positive_class))} does "
+                f"not occur in {what}; choose one of {classes[:10]}"
             )
         positive_class = matches[0]
     y_pm1 = np.where(values.to_numpy() == positive_class, 1.0, -1.0).astype(np.float64)

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sparsekm.declare import mention
+
 from .dataset import Dataset
 from .errors import DataError, DataFileError
 from .files import (
@@ -29,7 +31,7 @@ from .files import (
     sniff_csv,
 )
 from .registry import get_spec, list_datasets
-from .validation import build_dataset, check_missing_mode
+from .validation import DROP_HINT, build_dataset, check_missing_mode
 
 __all__ = ["load_csv", "load_dataset", "load_svmlight"]
 
@@ -62,14 +64,15 @@ def _split_frame(
         shown = ", ".join(columns[:30]) + (" ..." if len(columns) > 30 else "")
         raise DataError(
             f"{what} has no label column {label!r}{hint}; its columns are: {shown}; "
-            "pass label=<column name> (CLI: --label)"
+            f"name the label column with {mention('label', 'NAME', repr('NAME'))}"
         )
     drop = [str(c) for c in drop_columns]
     unknown = [c for c in drop if c not in columns]
     if unknown:
         raise DataError(
-            f"drop_columns {unknown} (CLI: --drop-columns) not found in {what}; columns are: "
-            f"{', '.join(columns[:30])}; remove them from drop_columns"
+            f"{mention('drop_columns', ','.join(unknown), repr(unknown))}: not found in {what}; "
+            f"columns are: {', '.join(columns[:30])}; remove them from "
+            f"{mention('drop_columns')}"
         )
     y = frame[label]
     raw = None
@@ -147,7 +150,7 @@ def load_csv(
         features, y, feature_names=None, positive_class=positive_class, missing=missing,
         name=data_stem(p), label_raw=raw,
         fixes={"non_numeric": "one-hot encode them (pandas.get_dummies) and save the file "
-               "again, or pass drop_columns=[...] (CLI: --drop-columns A,B) to ignore them"},
+               f"again, or leave them out with {DROP_HINT}"},
     )
 
 
@@ -234,8 +237,8 @@ def load_dataset(name: str, *, missing: str = "drop", drop_constant: bool = Fals
     ds = build_dataset(
         features, y, feature_names=None, positive_class=1, missing=missing, name=spec.name,
         label_raw=raw,
-        fixes={"missing": "pass missing='drop' (default) to drop those rows or missing='zero' "
-               "(CLI: --missing drop|zero)"},
+        fixes={"missing": f"give {mention('missing', 'drop', repr('drop'))} (the default) to "
+               f"drop those rows, or {mention('missing', 'zero', repr('zero'))}"},
     )
     ds = replace(ds, citation=spec.citation)
     if drop_constant:

@@ -38,12 +38,26 @@ def train_test_indices(
     splitter = splitter_cls(n_splits=1, test_size=test_size, random_state=seed)
     try:
         train, test = next(splitter.split(np.zeros((m, 1)), y))
-    except ValueError as exc:
-        raise DataError(
-            f"cannot split {m} rows with test_size={test_size} ({exc}); use a larger data "
-            "set, another test_size, or stratify=False"
-        ) from exc
+    except ValueError:
+        raise DataError(_why_no_split(y, test_size)) from None
     return np.sort(train), np.sort(test)
+
+
+def _why_no_split(y: np.ndarray, test_size: float | int) -> str:
+    """Why a stratified split of labels ``y`` into ``test_size`` fails, in the data's terms (not
+    scikit-learn's words, which name its own parameters): each part must hold a row of each
+    class, and each class at least two rows."""
+    m = y.shape[0]
+    n_test = int(np.ceil(test_size * m)) if isinstance(test_size, float) else int(test_size)
+    counts = {c: int((y == c).sum()) for c in np.unique(y)}
+    k, smallest = len(counts), min(counts.values())
+    if smallest < 2:
+        return (f"cannot split {m} rows: one class has a single row, so the training and the "
+                "test part cannot both hold it; give no test part, or more rows of that class")
+    lo, hi = k / m, 1.0 - k / m
+    return (f"cannot split {m} rows ({', '.join(str(v) for v in counts.values())} per class) "
+            f"into a test part of {n_test} rows with every class in both parts; give a "
+            f"fraction between {lo:.3g} and {hi:.3g}")
 
 
 def train_test_split(

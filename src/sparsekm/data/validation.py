@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sparsekm.declare import mention
+
 from .dataset import Dataset
 from .errors import DataError
 from .labels import to_pm1
@@ -16,16 +18,18 @@ from .labels import to_pm1
 __all__ = ["MISSING_MODES", "as_dataset", "build_dataset", "check_missing_mode"]
 
 MISSING_MODES = ("drop", "zero", "error")
+DROP_HINT = "<<drop those columns>>"   # in a fix: the drop_columns of the columns named
 FIXES = {"non_numeric": "one-hot encode them (pandas.get_dummies) or drop them",
-         "missing": "drop or impute them, or pass missing='drop' (CLI: --missing drop)"}
+         "missing": "drop or impute them, or give "
+                    f"{mention('missing', 'drop', repr('drop'))}"}
 
 
 def check_missing_mode(missing: str) -> str:
     """Return ``missing`` if it is a known mode, else raise :class:`DataError`."""
     if missing not in MISSING_MODES:
         raise DataError(
-            f"missing={missing!r} (CLI: --missing) is not a known mode; use one of "
-            f"{list(MISSING_MODES)}"
+            f"{mention('missing', str(missing), repr(missing))} is not a known mode; use one "
+            f"of {list(MISSING_MODES)}"
         )
     return missing
 
@@ -48,9 +52,9 @@ def _numeric_frame(frame: pd.DataFrame, fix: str) -> np.ndarray:
         else:
             frame[c] = conv
     if still_bad:
-        raise DataError(
-            f"non-numeric feature columns: {_names(still_bad)}; {fix}"
-        )
+        cols = [str(c) for c in still_bad]
+        raise DataError(f"non-numeric feature columns: {_names(still_bad)}; " + fix.replace(
+            DROP_HINT, mention("drop_columns", ",".join(cols), repr(cols))))
     if any(pd.api.types.is_complex_dtype(frame[c].dtype) for c in frame.columns):
         raise DataError("complex-valued features are not supported; pass real numbers")
     # np.array copies: to_numpy may return a read-only view under copy-on-write
@@ -178,8 +182,9 @@ def build_dataset(
             raw = None if raw is None else raw[keep]
         if Xf.shape[0] == 0:
             raise DataError(
-                f"{name}: every row has a missing value, so missing='drop' leaves no data; "
-                "impute the values or pass missing='zero' (CLI: --missing zero)"
+                f"{name}: every row has a missing value, so "
+                f"{mention('missing', 'drop', repr('drop'))} leaves no data; impute the "
+                f"values or give {mention('missing', 'zero', repr('zero'))}"
             )
     elif n_bad:
         if missing == "zero":

@@ -141,7 +141,7 @@ def _run_locked(cfg: ExperimentConfig, store: Store, t0: float, *, workers: int 
                 scheduler: str | None, client: Any, retry_failed: bool,
                 progress: bool) -> dict[str, Any]:
     specs = expand(cfg)
-    store.restore()      # the runs of the committed log that this machine's store lacks
+    store.reconcile()    # the store and its committed log in step (a fresh clone, a failed write)
     todo = _todo(specs, store, retry_failed)
     check_specs(todo)  # a mistake fails here, before the first run
     preload = tuple(cfg.run.preload)

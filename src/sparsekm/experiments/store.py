@@ -39,10 +39,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from . import files_of_store as files
 from . import records
 from .child import FAILED
+from .files_of_store import StoreBusyError, StoreError, StoreIOError
 
-__all__ = ["SCHEMA", "Store", "StoreBusyError", "StoreError", "make_record"]
+__all__ = ["SCHEMA", "Store", "StoreBusyError", "StoreError", "StoreIOError", "make_record"]
 
 SCHEMA_VERSION = 2
 READS = ("1", "2")  # schema versions this code reads and migrates to SCHEMA_VERSION
@@ -126,14 +128,6 @@ def make_record(spec: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]
     return row
 
 
-class StoreError(ValueError):
-    """A store path that cannot hold a store (a folder, a file where a folder is needed)."""
-
-
-class StoreBusyError(StoreError):
-    """Another ``bench run`` holds the store (its lock): a user's situation, exit 2."""
-
-
 class Store:
     """The DuckDB file of an experiment (created on first write)."""
 
@@ -148,16 +142,11 @@ class Store:
 
     def check_path(self) -> None:
         """StoreError unless the store can be created or written where it is configured."""
-        shown = _shown(self.path)
-        if self.path.is_dir():
-            raise StoreError(f"store {shown} is a folder; set `store` in the config to a file "
-                             "name such as results.duckdb")
-        for parent in self.path.parents:
-            if parent.exists():
-                if not parent.is_dir():
-                    raise StoreError(f"store {shown}: {_shown(parent)} is a file, not a "
-                                     "folder; set `store` in the config to a path in a folder")
-                break
+        files.check_path(self.path)
+
+    def check_writable(self) -> None:
+        """StoreError unless the store, its log and their folder can be written."""
+        files.check_writable(self.path, self.records_path)
 
     @contextmanager
     def lock(self) -> Iterator[None]:
@@ -174,6 +163,7 @@ class Store:
             yield
             return
         self.check_path()
+        self.check_writable()
         self.lock_path.parent.mkdir(parents=True, exist_ok=True)
         fd = self._acquire(fcntl)
         try:
@@ -198,7 +188,8 @@ class Store:
                 holder = _holder(fd)
                 os.close(fd)
                 raise StoreBusyError(
-                    f"store {_shown(self.path)} is in use by another `bench run` ({holder}); "
+                    f"store {files.shown(self.path)} is in use by another `bench run` "
+                    f"({holder}); "
                     "wait for it to finish, or set another `store` in the config") from None
             try:
                 same = os.path.samestat(os.fstat(fd), os.stat(self.lock_path))
@@ -222,10 +213,13 @@ class Store:
                 break
             except duckdb.IOException as exc:
                 if "lock" not in str(exc).lower() or time.monotonic() - t0 > self.retry_s:
-                    raise
+                    raise files.unusable(self.path, exc) from None
                 time.sleep(delay)
                 delay = min(0.2, 2 * delay)
+            except duckdb.Error as exc:
+                raise files.unusable(self.path, exc) from None
         try:
+            files.check_tables(self.path, con)
             if write:
                 self._init(con)
             yield con
@@ -287,25 +281,64 @@ class Store:
 
     def write(self, rows: Iterable[dict[str, Any]]) -> int:
         """Insert (or replace) rows in one transaction, and append them to the log;
-        returns how many."""
+        returns how many.
+
+        Either write may fail (a full disk, a file made read-only): the other is still
+        tried, so a finished run is kept wherever it can be, and a StoreError says in one
+        line what holds it; :meth:`reconcile` (the next ``bench run``) brings the store and
+        the log back in step. Nothing already stored is lost."""
+        import duckdb
+
         rows = list(rows)
         if not rows:
             return 0
-        self._insert(rows)
-        records.append(self.records_path, rows)
+        failed: str | None = None
+        try:
+            self._insert(rows)
+        except (duckdb.Error, OSError, StoreIOError) as exc:
+            failed = " ".join(str(exc).split())
+        try:
+            records.append(self.records_path, rows)
+        except records.LogError as exc:
+            where = "in neither the store nor its log" if failed else \
+                "in the store but not yet in its log (the next `bench run` adds it)"
+            raise StoreError(f"{exc}; the last {len(rows)} run(s) are {where}; stopping") \
+                from None
+        if failed:
+            raise StoreError(f"store {files.shown(self.path)}: cannot write it ({failed}); the "
+                             f"last {len(rows)} run(s) are kept in its log "
+                             f"{files.shown(self.records_path)}, which the next `bench run` "
+                             "restores; stopping")
         return len(rows)
 
-    def restore(self) -> int:
-        """Insert the log's runs that the store lacks (a fresh clone, a lost store file);
-        returns how many. Called by the driver, which holds the store."""
-        logged = list(records.read(self.records_path))
-        if not logged:
-            return 0
+    def reconcile(self) -> int:
+        """Bring the store and its log in step (the driver, holding the store, before a run):
+        a damaged log is set aside with a one-line warning (:func:`.records.repair`); runs of
+        the log that the store lacks are inserted (a fresh clone, a lost store file, a store
+        write that failed); runs of the store that the log lacks are appended to it (a log
+        write that failed: a fresh clone would run them again). Returns how many runs the
+        store gained."""
+        logged = records.repair(self.records_path).rows
         have = self.statuses() if self.exists() else {}
-        missing = [r for r in logged if r["key"] not in have]
+        missing = [r for k, r in logged.items() if k not in have]
         if missing:
             self._insert(missing)
+        unlogged = [k for k in have if k not in logged]
+        if unlogged:
+            records.append(self.records_path, self._rows(unlogged))
         return len(missing)
+
+    def _rows(self, keys: list[str]) -> list[dict[str, Any]]:
+        """The stored rows of ``keys`` as plain Python values (lists, datetimes, floats)."""
+        names = [c for c, _ in COLUMNS]
+        with self.connect() as con:
+            cols = {r[0] for r in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = "
+                "'runs'").fetchall()}
+            have = [c for c in names if c in cols]
+            found = con.execute(f"SELECT {', '.join(have)} FROM runs WHERE key IN "
+                                f"({', '.join('?' for _ in keys)})", keys).fetchall()
+        return [dict(zip(have, r, strict=True)) for r in found]
 
     def statuses(self, keys: Iterable[str] | None = None) -> dict[str, str]:
         """``{key: status}`` of the stored runs (of ``keys`` when given; from the log when
@@ -358,14 +391,6 @@ def _holder(fd: int) -> str:
         return "pid unknown"
     host = f" on {words[1]}" if len(words) > 1 and words[1] != socket.gethostname() else ""
     return f"pid {words[0]}{host}"
-
-
-def _shown(path: Path) -> str:
-    """``path`` relative to the working directory when under it (as a user would type it)."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
 
 
 def counts(statuses: dict[str, str], total: int) -> dict[str, int]:

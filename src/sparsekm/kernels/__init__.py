@@ -30,6 +30,7 @@ from .functions import (
     symmetrize,
 )
 from .masked import MASKED_KERNELS, MaskedKernel
+from .psd import indefinite_reason, psd_by_construction  # noqa: F401
 from .terms import feature_terms, mask_from_indices
 
 __all__ = [

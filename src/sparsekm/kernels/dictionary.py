@@ -23,6 +23,7 @@ test block). The stack is computed once; :meth:`KernelDictionary.combine` forms
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,7 +31,28 @@ import numpy as np
 
 from .functions import KernelSpec
 
-__all__ = ["NAMED", "KernelDictionary", "kernel_label", "parse_kernels"]
+__all__ = ["NAMED", "DictionaryTooLarge", "KernelDictionary", "kernel_label",
+           "parse_kernels"]
+
+
+class DictionaryTooLarge(ValueError):
+    """The (q, m, m) kernel stack does not fit in the memory or the time available."""
+
+
+def _check_memory(q: int, m: int) -> None:
+    """DictionaryTooLarge when q m^2 doubles exceed the memory available (paper50 on all of
+    spambase: 8.5 GB), said before allocating."""
+    import os
+
+    need = 8.0 * q * m * m
+    try:
+        avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):   # not Linux: no check
+        return
+    if need > 0.9 * avail:
+        raise DictionaryTooLarge(f"the kernel dictionary ({q} kernels of {m} x {m}) needs "
+                                 f"{need / 2**30:.1f} GB, more than the {avail / 2**30:.1f} GB "
+                                 "of memory available")
 
 _P10 = ("linear,poly:0.01:1:2,poly:0.01:1:3,poly:0.01:1:5,rbf:0.5,rbf:0.3,rbf:0.1,"
         "sigmoid:0.5:1,sigmoid:0.7:1,laplacian:0.3")
@@ -145,18 +167,34 @@ class KernelDictionary:
         self.X: np.ndarray | None = None
         self.scale = np.ones(len(self.kernels))
         self._buf: np.ndarray | None = None
+        self._indefinite: list[str] | None = None
 
     @property
     def q(self) -> int:
         """Number of base kernels."""
         return len(self.kernels)
 
-    def fit(self, X: np.ndarray) -> KernelDictionary:
-        """Compute the (q, m, m) stack of training kernels once."""
+    def fit(self, X: np.ndarray, deadline: Any = None) -> KernelDictionary:
+        """Compute the (q, m, m) stack of training kernels once.
+
+        The stack must fit in the memory available, and, with a ``deadline``, in the time
+        left: the first kernel's time (doubled: the stack's allocation and symmetrisation took
+        as long again on spambase, 16.6 s for paper10's ten 4601 x 4601 kernels) predicts the
+        rest, and a stack that cannot be built in time raises :class:`DictionaryTooLarge`
+        then, not after it."""
         X = np.asarray(X, dtype=np.float64)
         m = X.shape[0]
+        _check_memory(self.q, m)
         K = np.empty((self.q, m, m))
+        t0 = time.perf_counter()
         for i, spec in enumerate(self.kernels):
+            if i == 1 and deadline is not None:
+                need = 2.0 * (time.perf_counter() - t0) * self.q
+                if need > deadline.remaining() + (time.perf_counter() - t0):
+                    raise DictionaryTooLarge(
+                        f"the kernel dictionary ({self.q} kernels of {m} x {m}) takes about "
+                        f"{need:.0f} s to build here, more than the time left "
+                        f"({deadline.remaining() + time.perf_counter() - t0:.1f} s)")
             Ki = spec(X)
             Ki += Ki.T  # symmetrize in place: (K + K')/2
             Ki *= 0.5
@@ -166,8 +204,21 @@ class KernelDictionary:
                 Ki *= self.scale[i]
             Ki[np.diag_indices(m)] += self.jitter
             K[i] = Ki
-        self.K, self.X = K, X
+        self.K, self.X, self._indefinite = K, X, None
         return self
+
+    def indefinite(self) -> list[str]:
+        """Why each base kernel that is not positive semidefinite on the fitted rows is not
+        (:func:`~.psd.indefinite_reason`; checked once per fit, only for kernels not PSD by
+        construction such as the sigmoid): MISDP (13) and its relaxations (16)-(18) assume
+        PSD kernels."""
+        K = self._fitted()
+        if self._indefinite is None:
+            from .psd import indefinite_reason
+
+            self._indefinite = [r for i, spec in enumerate(self.kernels)
+                                if (r := indefinite_reason(spec, K[i], self.labels[i]))]
+        return self._indefinite
 
     def _fitted(self) -> np.ndarray:
         if self.K is None:

@@ -46,6 +46,13 @@ class Problem:
         """Checks that involve the data or several parameters (override); each field's own
         type and range are checked from its declaration before."""
 
+    def certificate_defect(self, result: Any = None) -> str | None:
+        """Why no bound can be certified on these data for ``result`` (a method's
+        :class:`~sparsekm.solvers.Result`; e.g. an indefinite kernel: every duality
+        certificate assumes a PSD kernel matrix), or None; the front door then withholds the
+        bound (:meth:`~sparsekm.solvers.Result.withhold`)."""
+        return None
+
     @property
     def m(self) -> int:
         """Number of samples."""

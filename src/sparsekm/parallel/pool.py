@@ -163,6 +163,9 @@ def _serve(conn: Any, parent: int, warm: Callable[[], Any] | None = None,
     _die_with_parent()
     if os.getppid() != parent:
         return
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
     try:
         from threadpoolctl import threadpool_limits
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sparsekm.data.errors import DataError
 from sparsekm.declare import ParamError
 
 from .command import Command, command, commands, register_command
@@ -33,6 +34,8 @@ def execute(call: Call) -> dict[str, Any]:
         raise
     except ParamError as exc:   # the cause stays (e.g. a CheckpointError), shown in one line
         raise call.error(exc) from exc
+    except DataError as exc:    # the parameters it mentions, in the front door's words
+        raise UserError(call.style.words(exc.template)) from exc
     except Exception as exc:    # a solver the user named refused on the way: in their words
         named = _named_solver_error(call, exc)
         if named is None:

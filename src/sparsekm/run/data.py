@@ -111,13 +111,12 @@ def _test_size(opts: RunOptions, ds: Any) -> float | int:
 
 def _split(ds: Any, test_size: float | int, seed: int, name: str, value: Any) -> tuple:
     """A stratified seeded split; a split that leaves a class out is the user's parameter."""
-    from sparsekm.data import train_test_split
+    from sparsekm.data import DataError, train_test_split
 
     try:
         return train_test_split(ds, test_size=test_size, seed=seed)
-    except ValueError as exc:
-        raise ParamError(name, value, f"cannot split {ds.m} rows ({exc}); use a fraction "
-                         "that leaves both classes in each part") from None
+    except DataError as exc:      # the data's terms; the flag typed comes first
+        raise ParamError(name, value, exc.template) from None
 
 
 def prepare(opts: RunOptions) -> Split:

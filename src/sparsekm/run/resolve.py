@@ -48,6 +48,12 @@ class Style:
             return f"{p.name} = {raw!r}"
         return f"{p.name}={raw!r}"
 
+    def words(self, text: str) -> str:
+        """``text`` with the parameters it mentions in this front door's words."""
+        from sparsekm.declare import in_words
+
+        return in_words(text, "cli" if self.name == "cli" else "python")
+
     def option(self, name: str, raw: Any) -> str:
         if self.name == "cli":
             return f"--option {name}={raw}"
@@ -141,7 +147,7 @@ class Call:
             p = self.command.params().get(exc.name)
             shown = self.style.param(p, exc.value) if p is not None else \
                 self.style.option(exc.name, exc.value)
-        return UserError(exc.render(shown))
+        return UserError(exc.render(shown, "cli" if self.style.name == "cli" else "python"))
 
 
 def _check(p: Param, raw: Any, shown: str) -> Any:

@@ -72,9 +72,11 @@ def _payload(call: Call, res: Any, problem: Any, split: Any) -> dict[str, Any]:
 
 
 def _problem(call: Call, train: Any) -> Any:
+    """The problem, its kernel stack built within the run's time limit (a stack that cannot
+    be is refused at once, naming --time-limit)."""
     from sparsekm.models.smkl.problem import SMKLProblem
 
-    return call.build(SMKLProblem, train.X, train.y)
+    return call.build(SMKLProblem, train.X, train.y, fit_deadline=call.solver_plan().clock)
 
 
 def run_solve(call: Call) -> dict[str, Any]:
@@ -101,6 +103,9 @@ def run_solve(call: Call) -> dict[str, Any]:
                                  seed=call.opts.seed, plan=plan, options=call.options)
         problem = restrict(problem, None, **cv["cv_params"])
         res.extra.update(cv)
+        from sparsekm.algorithms.api import uncertified
+
+        res = uncertified(problem, res)
     return _payload(call, res, problem, split)
 
 

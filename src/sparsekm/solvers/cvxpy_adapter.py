@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.parallel.stoppable import Stopped
+
 from .errors import SolverNotAvailableError, licence_error
 from .result import DEFAULT_GAP_TOL, Result, Termination
 from .types import ProblemClass, SolverOptions
@@ -80,6 +82,10 @@ class CvxpyAdapter:
         t0 = time.perf_counter()
         try:
             self._compile_and_solve(problem, options)
+        except Stopped:
+            return Result(termination=Termination.TIME_LIMIT, time_s=time.perf_counter() - t0,
+                          message=f"{solver_label} was stopped at the time limit (a step it "
+                          "could not interrupt itself: its set-up or one iteration)", **base)
         except Exception as exc:  # noqa: BLE001 - CVXPY's or the solver's own (e.g. Xpress)
             text = str(exc)
             if licence_error(text):
@@ -133,17 +139,73 @@ class CvxpyAdapter:
         data, chain, inverse = problem.get_problem_data(self.cvxpy_name,
                                                         verbose=options.verbose,
                                                         solver_opts=kwargs)
-        if options.time_limit is not None:
-            compile_s = time.perf_counter() - t0
-            left = max(options.time_limit - 2.0 * compile_s, MIN_SOLVER_TIME_S)
-            kwargs.update(self.map_options(replace(options, time_limit=left)))
-            kwargs.update(options.extra)   # a solver-native limit given by name stays
-        solution = chain.solve_via_data(problem, data, options.warm_start, options.verbose,
-                                        kwargs)
-        problem.unpack_results(solution, chain, inverse)
+        if options.time_limit is None:
+            solution = chain.solve_via_data(problem, data, options.warm_start, options.verbose,
+                                            kwargs)
+            problem.unpack_results(solution, chain, inverse)
+            return
+        compile_s = time.perf_counter() - t0
+        left = max(options.time_limit - 2.0 * compile_s, MIN_SOLVER_TIME_S)
+        kwargs.update(self.map_options(replace(options, time_limit=left)))
+        kwargs.update(options.extra)   # a solver-native limit given by name stays
+        args = (chain, problem, data, inverse, (options.warm_start, options.verbose, kwargs))
+        if not _heavy(data):
+            solution = chain.solve_via_data(problem, data, *args[4])
+            problem.unpack_results(solution, chain, inverse)
+            return
+        # a step the solver cannot interrupt may outlast the limit: solved where it can be
+        # stopped (the time left after compiling, plus what compiling took: the solver's own
+        # stop between iterations comes first when it can)
+        from sparsekm.parallel.stoppable import call_until
+
+        _unpack(problem, chain, call_until(_solve_inverted, args,
+                                           options.time_limit - compile_s + STOP_GRACE_S))
 
 
 MIN_SOLVER_TIME_S = 0.01   # the solver's limit when compiling used up the time
+HEAVY_NNZ = 200_000        # constraint nonzeros from which a solve runs where it can be stopped
+HEAVY_PSD = 50             # ... or a PSD cone of at least this order
+STOP_GRACE_S = 0.25        # seconds past the solver's own limit before it is stopped
+
+
+def _heavy(data: dict[str, Any]) -> bool:
+    """A model whose set-up or single iteration may outlast a time limit (see
+    :mod:`sparsekm.parallel.stoppable`): many constraint nonzeros, or a large PSD cone."""
+    A = data.get("A")
+    dims = data.get("dims")
+    psd = list(getattr(dims, "psd", []) or [])
+    return (A is not None and getattr(A, "nnz", 0) >= HEAVY_NNZ) or \
+        any(k >= HEAVY_PSD for k in psd)
+
+
+def _solve_inverted(chain: Any, problem: Any, data: Any, inverse: Any, opts: tuple) -> Any:
+    """The solver's answer on ``data``, inverted to the problem's variables (a picklable
+    :class:`cvxpy.Solution`, without the solver's raw objects)."""
+    warm, verbose, kwargs = opts
+    solution = chain.solve_via_data(problem, data, warm, verbose, kwargs)
+    inverted = chain.invert(solution, inverse)
+    inverted.attr = {k: v for k, v in inverted.attr.items()
+                     if isinstance(v, int | float | str | type(None))}
+    return inverted
+
+
+def _unpack(problem: Any, chain: Any, solution: Any) -> None:
+    """What ``Problem.unpack_results`` does, from an inverted solution."""
+    import warnings
+
+    from cvxpy import error
+    from cvxpy import settings as s
+    from cvxpy.problems.problem import SolverStats
+
+    if solution.status in s.INACCURATE:
+        warnings.warn("Solution may be inaccurate. Try another solver, adjusting the solver "
+                      "settings, or solve with verbose=True for more information.",
+                      stacklevel=3)
+    if solution.status in s.ERROR:
+        raise error.SolverError(f"Solver '{chain.solver.name()}' failed. Try another solver, "
+                                "or solve with verbose=True for more information.")
+    problem.unpack(solution)
+    problem._solver_stats = SolverStats.from_dict(solution.attr, chain.solver.name())
 
 
 def _mip_bound(problem: Any, fallback: float | None) -> float | None:

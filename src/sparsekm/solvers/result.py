@@ -43,6 +43,7 @@ class Termination(str, Enum):
     STALLED = "stalled"                  # a stall guard: no progress
     INFEASIBLE = "infeasible"            # proven infeasible
     UNBOUNDED = "unbounded"              # proven unbounded
+    INTERRUPTED = "interrupted"          # the user stopped it (Ctrl-C): like a time limit
     ERROR = "error"
 
     def __str__(self) -> str:
@@ -220,6 +221,13 @@ class Result:
             if over > 0:
                 bound = float(self.objective)
         self.bound = bound
+        return self
+
+    def withhold(self, reason: str) -> Result:
+        """Drop the bound: the problem's data do not let any bound be certified (``reason``,
+        e.g. an indefinite kernel); the point stays, the status can no longer be optimal."""
+        self.bound = None
+        self.message = f"{reason}; {self.message}" if self.message else reason
         return self
 
     def mark_local(self, condition: str, residual: float | None = None) -> Result:

@@ -19,10 +19,13 @@ the candidate mask. The search (queue, incumbent, limits, workers, checkpoints) 
 engine :mod:`sparsekm.algorithms.tree`, which minimises: :class:`KernelTree` hands it
 ``-v``.
 
-The incumbent value is libsvm's (at most ``m C tol`` above the exact optimum of its mask, the
-same tolerance as every method of the package); a node is pruned when its bound is at most the
-incumbent, so on completion no mask beats the incumbent by more than that tolerance, and on the
-time limit ``bound = max(incumbent, open nodes' bounds)`` is certified.
+The search's incumbent value is libsvm's ``D(alpha) >= v(beta)``; a node is pruned when its
+bound is at most it, so ``bound = max(incumbent's D, open nodes' bounds)`` is certified at every
+stop whatever libsvm's accuracy. The result reports the incumbent's certified value ``-P <=
+v(beta)`` (:func:`.evaluator.mask_result`, refined to a 1e-9 duality gap), so a closed tree's
+gap is libsvm's error at the incumbent (optimal within the default tolerance 1e-4; on unscaled
+wine libsvm's single-precision kernel cache made it 1e5 times worse than alpha = 0, and the
+result says so instead of claiming it). Every SVM solve takes the time left.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
 from sparsekm.registry import register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan
 from sparsekm.solvers.plan import Deadline
+from sparsekm.solvers.result import DEFAULT_GAP_TOL
 from sparsekm.specs import SEED
 
 from .evaluator import alpha_subproblem, mask_key, mask_result, single_blas
@@ -66,10 +70,11 @@ class Bounder:
     mask -> (v, alpha); it only saves time) and the task's incumbent ``inc`` (the engine's
     values ``-v``, starting at the search's ``ub``), whose improvements go to the driver."""
 
-    def __init__(self, p: FSKernelProblem, rounds: int, solved: dict, ub: float) -> None:
+    def __init__(self, p: FSKernelProblem, rounds: int, solved: dict, ub: float,
+                 deadline: Deadline | None = None) -> None:
         from sparsekm.kernels import kernel_matrix
 
-        self.p, self.rounds, self.solved = p, rounds, solved
+        self.p, self.rounds, self.solved, self.deadline = p, rounds, solved, deadline
         self.inc = TaskIncumbent(ub)
         self._km = kernel_matrix
         self.stats = {"svm_solves": 0, "pruned": 0, "leaves": 0}
@@ -85,13 +90,13 @@ class Bounder:
         key = mask_key(beta)
         if key not in self.solved:
             K = self._km(self.p.X[:, beta], **self.p.kernel_params())
-            alpha, _, v = alpha_subproblem(K, self.p.y, self.p.C)
+            alpha, _, v = alpha_subproblem(K, self.p.y, self.p.C, deadline=self.deadline)
             self.solved[key] = (v, alpha)
             self.stats["svm_solves"] += 1
         v, alpha = self.solved[key]
         if int(beta.sum()) == self.p.B:
             self.inc.offer(-v, tuple(int(j) for j in np.flatnonzero(beta)),
-                           {"mask": beta.copy()})
+                           {"mask": beta.copy(), "alpha": alpha})
         return v, alpha
 
     def bound(self, inc: np.ndarray, free: np.ndarray, r: int, ub: float,
@@ -172,6 +177,7 @@ class KernelTree(TreeProblem):
     seed: int = 0
     n_samples: int = 100
     plan: SolverPlan = SolverPlan()
+    clock: Deadline | None = None   # the run's deadline, for the result's last SVM solve
 
     name = "bnb"
     problem_name = "fs-kernel"
@@ -199,7 +205,7 @@ class KernelTree(TreeProblem):
         from .local_search import ls_star
 
         p = self.problem
-        s = Bounder(p, self.rounds, {}, math.inf)
+        s = Bounder(p, self.rounds, {}, math.inf, ctx.plan.clock)
         beta0 = random_masks(p.n, p.B, 1, self.seed)[0]
         inc0 = ls_star(p, ctx.plan, beta_in=beta0, seed=self.seed, n_samples=self.n_samples)
         v0, alpha0 = s.solve(inc0.values["beta"])
@@ -216,7 +222,7 @@ class KernelTree(TreeProblem):
     def process(self, work: Work, node: dict[str, Any], bound: float, ub: float,
                 deadline: Deadline) -> Outcome:
         """Bound the node's two children (a child with one mask left is solved)."""
-        s = Bounder(self.problem, self.rounds, work.cache, ub)
+        s = Bounder(self.problem, self.rounds, work.cache, ub, deadline)
         out = Outcome()
         for inc, free, r in _children(node):
             if r == 0 or int(free.sum()) == r:  # one mask left: solve it
@@ -236,9 +242,11 @@ class KernelTree(TreeProblem):
         """The incumbent mask with its SVM (alpha, b); the objective is the search's."""
         p = self.problem
         beta = np.asarray(best["mask"], bool)
-        K = Bounder(p, 0, {}, math.inf)._km(p.X[:, beta], **p.kernel_params())
-        alpha, b, _ = alpha_subproblem(K, p.y, p.C)
-        return mask_result(p, beta, objective, alpha, b, "bnb")
+        alpha, b = best.get("alpha"), None
+        if alpha is None:    # a checkpoint written before incumbents kept their alpha
+            K = Bounder(p, 0, {}, math.inf)._km(p.X[:, beta], **p.kernel_params())
+            alpha, b, _ = alpha_subproblem(K, p.y, p.C, deadline=self.clock)
+        return mask_result(p, beta, objective, alpha, b, "bnb", self.clock)
 
 
 @register("fs-kernel", "method", "bnb", paper="A",
@@ -265,4 +273,8 @@ def branch_and_bound(problem: FSKernelProblem, plan: SolverPlan, *,
         raise ParamError("kernel", p.kernel, "method bnb needs the polynomial kernel (its "
                          "bounds use that K_beta grows in the PSD order with beta, false for "
                          "rbf): use poly, or enumerate / ls-star")
-    return run(KernelTree(p, int(rounds), seed, n_samples, node_plan(plan)), plan, tree)
+    plan = plan.start()
+    res = run(KernelTree(p, int(rounds), seed, n_samples, node_plan(plan), plan.clock), plan,
+              tree)
+    res.gap_tol = DEFAULT_GAP_TOL   # pruned at the incumbent; optimal within the default
+    return res

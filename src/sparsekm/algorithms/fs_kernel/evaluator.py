@@ -8,6 +8,7 @@ mask met, so every method of Paper A shares one bookkeeping.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,8 @@ from sparsekm.solvers import Result, SolverPlan
 from .recipe import mask_key
 from .search import improves
 
-__all__ = ["Evaluator", "alpha_subproblem", "mask_key", "mask_result", "single_blas"]
+__all__ = ["Evaluator", "alpha_subproblem", "certified_value", "mask_key", "mask_result",
+           "single_blas"]
 
 SVM_TOL = 1e-5
 
@@ -40,13 +42,76 @@ def alpha_subproblem(K: np.ndarray, y: np.ndarray, C: float, tol: float = SVM_TO
     return res.alpha, float(res.b), float(res.objective)
 
 
+FINAL_GAP = 1e-9      # relative SVM duality gap the returned mask's value is refined to
+FINAL_WORK = 5e8      # m x SMO iterations that refinement may take (a deterministic cap)
+LOOSE_GAP = 1e-6      # a returned mask's SVM gap above this is reported in the message
+
+
+def certified_value(problem: FSKernelProblem, beta: np.ndarray, alpha: np.ndarray,
+                    deadline: Any = None) -> tuple[float, float, np.ndarray, float | None]:
+    """``(value, other side, alpha, b)`` of a mask: its SVM's duality interval, refined.
+
+    The SVM at a mask is solved to a tolerance, so ``v(beta) = min_alpha f(alpha, beta)`` is
+    known only within ``[-P(w(alpha), b*), D(alpha)]`` (weak duality at the feasible alpha).
+    The value a result reports must lie on its certified side whatever the solver's accuracy:
+    in the paper sense (min) ``D(alpha) = f(alpha, beta)``, the value of the point (beta,
+    alpha); in the margin sense (max) ``-P``, a value the mask certainly reaches. The interval
+    is first narrowed to a relative width ``FINAL_GAP`` by the SMO engine warm-started at
+    ``alpha`` (at most ``FINAL_WORK / m`` iterations, and ``deadline``), so on well-posed data
+    the two sides agree to 1e-9. ``b``: the intercept at which ``P`` is taken (the refined
+    SVM's, else the best one for ``alpha``).
+    """
+    from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual, svm_duality
+    from sparsekm.kernels import kernel_matrix
+
+    K = kernel_matrix(problem.X[:, beta], **problem.kernel_params())
+    y, C = problem.y, problem.C
+    primal, low, b_star = svm_duality(K, y, alpha, C)
+    upper, b = -low, None
+    if upper + primal > FINAL_GAP * max(abs(upper), 1e-12) and not (
+            deadline is not None and deadline.expired()):
+        with warnings.catch_warnings():   # the iteration cap: the interval says how far
+            warnings.simplefilter("ignore")
+            res = solve_svm_dual(K, y, C, alpha0=alpha, options=SVMDualOptions(
+                tol=1e-9, check_input=False, gap_tol=FINAL_GAP, refine=0,
+                max_iter=max(1000, int(FINAL_WORK / problem.m)),
+                time_limit=None if deadline is None else deadline.cap(None)))
+        if res.bound is not None and -res.bound < primal:
+            alpha, b, upper, primal = res.alpha, float(res.b), float(res.objective), -res.bound
+    b = b_star if b is None else b
+    if problem.sense == "paper":
+        return upper, -primal, alpha, b
+    return -primal, upper, alpha, b
+
+
 def mask_result(problem: FSKernelProblem, beta: np.ndarray, objective: float,
-                alpha: np.ndarray, b: float, method: str) -> Result:
-    """A mask and its SVM as the one :class:`Result` (sense: min for paper, max for margin)."""
-    return Result(objective=float(objective), method=method,
-                  sense="min" if problem.sense == "paper" else "max",
-                  problem="fs-kernel", solver="libsvm", selected=np.flatnonzero(beta).tolist(),
-                  values={"beta": beta.copy(), "alpha": alpha, "b": float(b)})
+                alpha: np.ndarray, b: float | None, method: str, deadline: Any = None
+                ) -> Result:
+    """A mask and its SVM as the one :class:`Result` (sense: min for paper, max for margin).
+
+    ``objective`` is the search's value of the mask (the solver's ``D(alpha)``, in
+    ``extra["search_objective"]``); the result reports the mask's certified value instead
+    (:func:`certified_value`), so that a bound compared with it certifies whatever the SVM
+    solver's accuracy. ``b``: the solver's intercept, kept unless the SVM was refined (None:
+    the refined or best intercept).
+    """
+    before = alpha
+    value, other, alpha, b_ref = certified_value(problem, beta, alpha, deadline)
+    b = b_ref if b is None or alpha is not before else b
+    res = Result(objective=float(value), method=method,
+                 sense="min" if problem.sense == "paper" else "max",
+                 problem="fs-kernel", solver="libsvm", selected=np.flatnonzero(beta).tolist(),
+                 values={"beta": beta.copy(), "alpha": alpha, "b": float(b)})
+    width = abs(other - value) / max(abs(value), 1e-12)
+    if width > LOOSE_GAP:
+        top = float(np.max(np.abs(problem.X[:, beta]))) if problem.m else 0.0
+        res.message = (f"the SVM of the returned mask is solved only to a relative duality gap "
+                       f"of {width:.1e} (its value lies in [{min(value, other):.6g}, "
+                       f"{max(value, other):.6g}]; the result reports the certified side); "
+                       f"features up to {top:.3g} in size make the kernel ill-conditioned: "
+                       "standardise them")
+    res.extra["search_objective"] = float(objective)
+    return res
 
 
 class Evaluator:

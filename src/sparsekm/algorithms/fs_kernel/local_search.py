@@ -84,7 +84,7 @@ def local_search(problem: FSKernelProblem, plan: SolverPlan, *,
         start_obj = ev.eval_mask(beta)
         beta, cur, done = descend(ev, beta, None)
         alpha, b, _ = ev.solve_mask(beta)
-        res = mask_result(problem, beta, cur, alpha, b, "ls")
+        res = mask_result(problem, beta, cur, alpha, b, "ls", ev.plan.clock)
         out = ev.result("ls", timed_out=not done, start_objective=start_obj)
     finally:
         ev.close()

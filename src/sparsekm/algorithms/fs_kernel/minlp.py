@@ -55,7 +55,7 @@ def _start_only(p: FSKernelProblem, beta0: np.ndarray, plan: SolverPlan, load: f
                 ) -> Result:
     """No time to load the MINLP: the start mask is the answer (an honest time limit)."""
     alpha, b, obj = Evaluator(p).solve_mask(beta0)
-    out = mask_result(p, beta0, obj, alpha, b, "minlp")
+    out = mask_result(p, beta0, obj, alpha, b, "minlp", plan.clock)
     out.termination, out.time_s = Termination.TIME_LIMIT, plan.clock.elapsed()
     out.message = (f"the MINLP (4) on m = {p.m} rows takes about {load:.0f} s to load into "
                    "the solver, more than the time left: the start mask; raise --time-limit "
@@ -96,7 +96,7 @@ def solve_minlp(problem: FSKernelProblem, plan: SolverPlan, *,
     incumbent = vals is not None and res.has_solution
     beta = round_top_B(vals, p.B) if incumbent else beta0  # no incumbent: keep the start
     alpha, b, obj = Evaluator(p).solve_mask(beta)
-    out = mask_result(p, beta, obj, alpha, b, "minlp")
+    out = mask_result(p, beta, obj, alpha, b, "minlp", plan.clock)
     out.termination, out.solver, out.time_s = res.termination, res.solver, plan.clock.elapsed()
     out.certify(res.bound)
     out.extra = {"solver_objective": res.objective, "solver_time_s": res.time_s,

@@ -162,7 +162,8 @@ class PlainEvaluator:
         """The best mask visited as a :class:`Result`."""
         assert self.best is not None
         beta, alpha, b = self.best
-        res = mask_result(self.p, beta, self.p.sign * self.best_score, alpha, b, method)
+        res = mask_result(self.p, beta, self.p.sign * self.best_score, alpha, b, method,
+                          self.plan.clock)
         res.termination = Termination.TIME_LIMIT if timed_out else Termination.CONVERGED
         res.time_s = self.plan.clock.elapsed()
         res.extra = {"n_evals": self.n_evals, "fast": self.fast, **dict(self.stats), **extra}

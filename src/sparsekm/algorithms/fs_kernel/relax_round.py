@@ -49,7 +49,7 @@ def relax_round(problem: FSKernelProblem, plan: SolverPlan, *,
     vals = np.clip(np.asarray(rel.values["beta"], dtype=float), 0.0, 1.0)
     beta = round_top_B(vals, p.B)
     alpha, b, obj = Evaluator(p).solve_mask(beta)
-    out = mask_result(p, beta, obj, alpha, b, "relax-round")
+    out = mask_result(p, beta, obj, alpha, b, "relax-round", plan.clock)
     out.solver, out.time_s = rel.solver, plan.clock.elapsed()
     out.extra = {"relaxation_objective": rel.objective, "relaxation_status": rel.status.value,
                  "form": rel.extra["form"], "beta_relaxed": vals, "n_evals": 1,

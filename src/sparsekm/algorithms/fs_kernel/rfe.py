@@ -74,7 +74,7 @@ def rfe(problem: FSKernelProblem, plan: SolverPlan, variant: int = 2) -> Result:
         beta[S[order[0]]] = False
         eliminated.append(int(S[order[0]]))
     alpha, b, obj = ev.solve_mask(beta)
-    res = mask_result(p, beta, obj, alpha, b, f"rfe{variant}")
+    res = mask_result(p, beta, obj, alpha, b, f"rfe{variant}", ev.plan.clock)
     res.termination = Termination.TIME_LIMIT if timed_out else Termination.CONVERGED
     res.time_s = ev.plan.clock.elapsed()
     res.extra = {"eliminated": eliminated, "n_evals": ev.n_evals}

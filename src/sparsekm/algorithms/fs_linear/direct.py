@@ -9,7 +9,13 @@ from typing import Any
 import numpy as np
 
 from sparsekm.declare import Annotated, Spec
-from sparsekm.models.fs_linear import FSLinearProblem, bigm_model, cop_model, estimate_big_m
+from sparsekm.models.fs_linear import (
+    FSLinearProblem,
+    bigm_model,
+    cop_model,
+    estimate_big_m,
+    label_big_m,
+)
 from sparsekm.models.fs_linear.specs import BIG_M
 from sparsekm.registry import Part, register, uses_solvers
 from sparsekm.solvers import Result, SolveFailedError, SolverPlan
@@ -125,7 +131,7 @@ def bigm(problem: FSLinearProblem, plan: SolverPlan, *,
 
     res = _solve_miqp(problem, plan, build, "bigm", warm)
     res.extra["M"] = chosen.get("M")
-    return res
+    return label_big_m(problem, M, res, ub=res.objective)   # a given M: proven valid?
 
 
 @register("fs-linear", "method", "cop", paper="D", ref="eq. (7); CoP* of Table 5")

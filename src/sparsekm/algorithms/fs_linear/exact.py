@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from sparsekm.declare import Annotated, Spec, with_
-from sparsekm.models.fs_linear import SR_FORMS, FSLinearProblem, sr_dlmp_model
+from sparsekm.models.fs_linear import SR_FORMS, FSLinearProblem, label_big_m, sr_dlmp_model
 from sparsekm.models.fs_linear.specs import BIG_M
 from sparsekm.registry import Part, register, uses_solvers
 from sparsekm.solvers import Result, SolverPlan, Termination, relative_gap, solve
@@ -123,6 +123,7 @@ def exact(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search
             break
         K = next_kernel(K, ut, s, recent, visited)
     best.log = log
-    return finish(best, "exact", plan, LB if math.isfinite(LB) else None, timed_out,
-                  dscop_bound=r.bound, M=Mval, iterations=it, final_K=K,
-                  u_rank=rank_features(r.values["u"])[:p.B].tolist(), gap_tol=gap_tol)
+    res = finish(best, "exact", plan, LB if math.isfinite(LB) else None, timed_out,
+                 dscop_bound=r.bound, M=Mval, iterations=it, final_K=K,
+                 u_rank=rank_features(r.values["u"])[:p.B].tolist(), gap_tol=gap_tol)
+    return label_big_m(p, M, res, ub=UB)     # a given M (a cut, or the paper form's rows)

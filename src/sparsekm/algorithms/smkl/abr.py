@@ -93,10 +93,12 @@ def sparse_start(beta: np.ndarray, k0: int) -> np.ndarray:
 
 
 def _backtrack(problem: SMKLProblem, cur: Evaluation, target: np.ndarray,
-               steps: tuple[float, ...], evals: list) -> Evaluation | None:
+               steps: tuple[float, ...], evals: list, deadline: Any = None
+               ) -> Evaluation | None:
     """The first point cur + s (target - cur) with a lower (4) than ``cur``, else None."""
     for s in steps:
-        trial = evaluate(problem, cur.beta + s * (target - cur.beta), cur.alpha)
+        trial = evaluate(problem, cur.beta + s * (target - cur.beta), cur.alpha,
+                         deadline=deadline)
         evals.append(trial)
         if trial.value < cur.value:
             return trial
@@ -154,7 +156,7 @@ def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, stop: ABRStopping = ABRS
     excluded, forced = node
     t0 = time.perf_counter()
     lam, k0 = problem.lam, problem.k0
-    cur = evaluate(problem, beta0)
+    cur = evaluate(problem, beta0, deadline=deadline)
     best: Evaluation = cur
     evals = [cur]
     history = [{"iter": 0, "objective": cur.value, "support": cur.support, "accepted": True,
@@ -175,7 +177,8 @@ def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, stop: ABRStopping = ABRS
         if same and not (faces and monotone):
             term, local = "converged", BEST_RESPONSE  # a mutual best response (Prop. 2)
             break
-        new = cur if same else evaluate(problem, beta_new, alpha0=cur.alpha)
+        new = cur if same else evaluate(problem, beta_new, alpha0=cur.alpha,
+                                        deadline=deadline)
         if not same:
             evals.append(new)
         accepted = True
@@ -185,13 +188,14 @@ def abr_run(problem: SMKLProblem, beta0: np.ndarray, *, stop: ABRStopping = ABRS
         elif monotone and new.value > cur.value:
             accepted = False
             if np.array_equal(new.beta > 0, cur.beta > 0):
-                trial = _backtrack(problem, cur, beta_new, (0.5, 0.25, 0.125), evals)
+                trial = _backtrack(problem, cur, beta_new, (0.5, 0.25, 0.125), evals,
+                                   deadline)
                 new, accepted = (trial, True) if trial is not None else (new, False)
         if not accepted and not faces:  # polish on the current support (a descent direction)
             off = tuple(sorted(set(np.flatnonzero(cur.beta <= 0).tolist()) - set(forced)))
             face = beta_step(cur.d, lam, k0, off, forced)
             if not np.allclose(face, cur.beta, atol=1e-12, rtol=0):
-                trial = _backtrack(problem, cur, face, (1.0, 0.5, 0.25), evals)
+                trial = _backtrack(problem, cur, face, (1.0, 0.5, 0.25), evals, deadline)
                 new, accepted = (trial, True) if trial is not None else (new, False)
         history.append({"iter": t, "objective": new.value, "support": new.support,
                         "accepted": accepted, "beta": new.beta.tolist()})

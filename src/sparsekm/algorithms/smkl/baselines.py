@@ -28,7 +28,7 @@ from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.models.smkl.specs import MAX_ITER, TOL
 from sparsekm.models.smkl.subproblems import simplex_projection
 from sparsekm.registry import Part, register, uses_solvers
-from sparsekm.solvers import SolverPlan
+from sparsekm.solvers import SolverPlan, Termination
 from sparsekm.specs import PENALTY, SEED
 
 from .result import method_result
@@ -49,8 +49,18 @@ CS = with_(PENALTY, help="SVM penalties C tried by single's cross-validation, wi
 @uses_solvers(svm=SVM_DUALS)
 def average(problem: SMKLProblem, plan: SolverPlan | None = None) -> Any:
     """AverageMKL: the uniform combination of every kernel."""
+    clock = (plan or SolverPlan()).start().clock
     t0 = time.perf_counter()
-    return method_result(problem, "average", t0, beta=np.full(problem.q, 1.0 / problem.q))
+    return _timed(method_result(problem, "average", t0, deadline=clock,
+                                evaluation=np.full(problem.q, 1.0 / problem.q)), clock)
+
+
+def _timed(res: Any, clock: Any, cut: bool = False) -> Any:
+    """``res`` stamped ``time_limit`` when the clock ran out in it (its SVM, or the method
+    ``cut`` short): the weights it returns are then those of the work done."""
+    if cut or clock.expired():
+        res.termination = Termination.TIME_LIMIT
+    return res
 
 
 def _two_simplex_projection(v: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -68,6 +78,7 @@ def easymkl(problem: SMKLProblem, plan: SolverPlan | None = None, *,
             max_iter: Annotated[int, MAX_ITER] = 2000,
             tol: Annotated[float, TOL] = 1e-8) -> Any:
     """EasyMKL weights (margin / variance trade-off ``lam_easy`` in [0, 1])."""
+    clock = (plan or SolverPlan()).start().clock
     t0 = time.perf_counter()
     y, K = problem.y, problem.K
     Ks = K.mean(axis=0)
@@ -81,8 +92,11 @@ def easymkl(problem: SMKLProblem, plan: SolverPlan | None = None, *,
         v /= np.linalg.norm(v)
     L = 2.0 * float(v @ Q @ v) * 1.01 + 1e-12
     g = _two_simplex_projection(np.ones(problem.m), pos)
-    x_prev, tk = g.copy(), 1.0
+    x_prev, tk, cut = g.copy(), 1.0, False
     for _ in range(max_iter):  # FISTA on the two class simplices
+        if clock.expired():     # the limit: the iterate so far (each step costs O(m^2))
+            cut = True
+            break
         x = _two_simplex_projection(g - 2.0 * (Q @ g) / L, pos)
         t_next = 0.5 * (1 + np.sqrt(1 + 4 * tk * tk))
         g = x + ((tk - 1) / t_next) * (x - x_prev)
@@ -94,20 +108,28 @@ def easymkl(problem: SMKLProblem, plan: SolverPlan | None = None, *,
     d = problem.dictionary.quad_forms(gy)
     d = np.clip(d, 0.0, None)
     beta = d / d.sum() if d.sum() > 0 else np.full(problem.q, 1.0 / problem.q)
-    return method_result(problem, "easymkl", t0, beta=beta, lam_easy=lam_easy)
+    return _timed(method_result(problem, "easymkl", t0, evaluation=beta, lam_easy=lam_easy,
+                                deadline=clock), clock, cut)
 
 
-def _centered_gram(K: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """a_i = <K_i^c, yy'>, M_ij = <K_i^c, K_j^c> with K^c = HKH (H the centering matrix)."""
+def _centered_gram(K: np.ndarray, y: np.ndarray, clock: Any
+                   ) -> tuple[np.ndarray, np.ndarray | None]:
+    """a_i = <K_i^c, yy'>, M_ij = <K_i^c, K_j^c> with K^c = HKH (H the centering matrix).
+
+    One centred kernel at a time (``<HK_iH, HK_jH> = <K_i, HK_jH>``, H idempotent): one
+    extra m x m matrix instead of a second (q, m, m) stack (1.7 GB on spambase). The clock is
+    read between kernels; M is None when it ran out first."""
     q, m, _ = K.shape
-    Kc = np.empty_like(K)
-    for i in range(q):
-        r = K[i].mean(axis=0)
-        Kc[i] = K[i] - r[None, :] - r[:, None] + r.mean()
-    F = Kc.reshape(q, -1)
-    M = F @ F.T
-    a = np.einsum("qij,i,j->q", Kc, y, y)
-    return a, M
+    flat = K.reshape(q, -1)
+    a, M = np.empty(q), np.empty((q, q))
+    for j in range(q):
+        if clock.expired():
+            return a, None
+        r = K[j].mean(axis=0)
+        Kc = K[j] - r[None, :] - r[:, None] + r.mean()
+        a[j] = float(y @ Kc @ y)
+        M[:, j] = flat @ Kc.reshape(-1)
+    return a, 0.5 * (M + M.T)
 
 
 @register("smkl", "method", "cka", paper="Cortes, Mohri & Rostamizadeh 2012",
@@ -121,18 +143,26 @@ def cka(problem: SMKLProblem, plan: SolverPlan | None = None) -> Any:
 
     from sparsekm.solvers import solve
 
-    plan = plan or SolverPlan()
+    plan = (plan or SolverPlan()).start()
     t0 = time.perf_counter()
-    a, M = _centered_gram(problem.K, problem.y)
+    a, M = _centered_gram(problem.K, problem.y, plan.clock)
+    if M is None:     # the limit before every alignment: the uniform weights
+        uniform = np.full(problem.q, 1 / problem.q)
+        return _timed(method_result(problem, "cka", t0, evaluation=uniform,
+                                    deadline=plan.clock), plan.clock, True)
     s = float(np.trace(M)) / problem.q or 1.0
     v = cp.Variable(problem.q, nonneg=True, name="v")
     prob = cp.Problem(cp.Minimize(cp.quad_form(v, cp.psd_wrap(M / s)) - 2 * (a / s) @ v))
-    solve(prob, solver=plan.qp_solver or plan.relax_solver or plan.solver)
-    vv = np.clip(np.asarray(v.value, dtype=float), 0.0, None)
+    solve(prob, solver=plan.qp_solver or plan.relax_solver or plan.solver,
+           time_limit=plan.clock.cap(None))
+    vv = np.clip(np.nan_to_num(np.asarray(v.value if v.value is not None else a, dtype=float)),
+                 0.0, None)
     vv[vv < 1e-10 * vv.max()] = 0.0
-    beta = vv / vv.sum()
-    return method_result(problem, "cka", t0, beta=beta, alignment=float(
-        (beta @ a) / np.sqrt(beta @ M @ beta * (problem.y @ problem.y) ** 2)))
+    beta = vv / vv.sum() if vv.sum() > 0 else np.full(problem.q, 1.0 / problem.q)
+    return _timed(method_result(problem, "cka", t0, evaluation=beta, deadline=plan.clock,
+                                alignment=float((beta @ a) / np.sqrt(
+                                    beta @ M @ beta * (problem.y @ problem.y) ** 2))),
+                  plan.clock)
 
 
 @register("smkl", "method", "single", paper="B", ref="Section 5 (single-kernel SVC baseline)",
@@ -144,10 +174,10 @@ def single(problem: SMKLProblem, plan: SolverPlan | None = None, *,
            seed: Annotated[int, SEED] = 0) -> Any:
     """One kernel of the dictionary and C chosen by stratified k-fold CV of an SVC."""
     from sklearn.model_selection import StratifiedKFold
-    from sklearn.svm import SVC
 
     from sparsekm.models.smkl.problem import SMKLProblem as P
 
+    clock = (plan or SolverPlan()).start().clock
     t0 = time.perf_counter()
     K, y = problem.K, problem.y
     smallest = int(min((y > 0).sum(), (y < 0).sum()))
@@ -156,18 +186,47 @@ def single(problem: SMKLProblem, plan: SolverPlan | None = None, *,
                          "smaller class (each fold holds one of them at least)")
     skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     splits = list(skf.split(np.zeros(problem.m), y))
-    scores = np.zeros((problem.q, len(Cs)))
+    scores = np.full((problem.q, len(Cs)), -np.inf)
+    cut = False
     for i in range(problem.q):
         for c, C in enumerate(Cs):
             acc = []
             for tr, te in splits:
-                clf = SVC(kernel="precomputed", C=C).fit(K[i][np.ix_(tr, tr)], y[tr])
-                acc.append(np.mean(clf.predict(K[i][np.ix_(te, tr)]) == y[te]))
+                if clock.expired():
+                    cut = True
+                    break
+                acc.append(_fold_accuracy(K[i], y, tr, te, C, clock))
+            if cut:
+                break
             scores[i, c] = np.mean(acc)
+        if cut:
+            break
+    if not np.isfinite(scores).any():   # the limit before a single (kernel, C) was scored
+        scores[0, 0] = 0.0
     i, c = np.unravel_index(np.argmax(scores), scores.shape)
     beta = np.zeros(problem.q)
     beta[i] = 1.0
     sub = P(problem.X, y, problem.kernels, 1, Cs[c], problem.lam, problem.normalize,
             problem.dictionary)
-    return method_result(sub, "single", t0, beta=beta, C_used=float(Cs[c]),
-                         kernel=problem.labels[i], cv_accuracy=float(scores[i, c]))
+    return _timed(method_result(sub, "single", t0, evaluation=beta, C_used=float(Cs[c]),
+                                kernel=problem.labels[i], cv_accuracy=float(scores[i, c]),
+                                deadline=clock), clock, cut)
+
+
+def _fold_accuracy(K: np.ndarray, y: np.ndarray, tr: np.ndarray, te: np.ndarray, C: float,
+                   clock: Any) -> float:
+    """Test accuracy of an SVC fitted on one fold, its libsvm iterations capped by the time
+    left (libsvm cannot be stopped from outside; spambase's 600 fits ran 300 s past a 5 s
+    limit); a fit cut short by the cap predicts with the point it reached."""
+    import warnings
+
+    from sklearn.svm import SVC
+
+    from sparsekm.engines.smo import LIBSVM_RATE
+
+    left = clock.remaining()
+    cap = -1 if not np.isfinite(left) else max(1000, int(left * LIBSVM_RATE / max(tr.size, 1)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # ConvergenceWarning of a capped fit
+        clf = SVC(kernel="precomputed", C=C, max_iter=cap).fit(K[np.ix_(tr, tr)], y[tr])
+    return float(np.mean(clf.predict(K[np.ix_(te, tr)]) == y[te]))

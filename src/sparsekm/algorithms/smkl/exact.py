@@ -148,6 +148,7 @@ class SMKLTree(TreeProblem):
     seed: int = 0
     tol: float = 1e-4
     node_abr_iter: int = 5
+    clock: Deadline | None = None   # the run's deadline, for the result's last SVM solve
 
     name = "exact"
     problem_name = "smkl"
@@ -206,7 +207,7 @@ class SMKLTree(TreeProblem):
                 task.pool.add(a, d)
             task.svm += r["iterations"] + 1
             if r["upper"] < task.ub:
-                e = evaluate(p, r["beta"])
+                e = evaluate(p, r["beta"], deadline=deadline)
                 task.offer(e.upper, e.beta)
             lb = max(bound, r["bound"])
             if r["termination"] in ("time_limit", "error") and r["bound"] < self.cutoff(task.ub):
@@ -233,8 +234,9 @@ class SMKLTree(TreeProblem):
 
     def point(self, best: dict[str, Any], objective: float) -> Result:
         """The incumbent beta evaluated: (4)'s certified value and the classifier."""
-        return method_result(self.problem, "exact", time.perf_counter(),
-                             evaluation=evaluate(self.problem, best["beta"]))
+        return method_result(self.problem, "exact", time.perf_counter(), deadline=self.clock,
+                             evaluation=evaluate(self.problem, best["beta"],
+                                                 deadline=self.clock))
 
 
 @register("smkl", "method", "exact", paper="B", ref="Section 4.2 (branch-and-bound on z)",
@@ -251,9 +253,9 @@ def exact(problem: SMKLProblem, plan: SolverPlan | None = None, *,
     Runs on the tree engine (:mod:`sparsekm.algorithms.tree`; ``tree``: workers, checkpoint,
     scheduler, batch, node_limit, log_every); certified within the relative ``gap_tol``.
     """
-    plan = plan or SolverPlan()
-    return run(SMKLTree(problem, node_plan(plan), starts, seed, gap_tol, node_abr_iter), plan,
-               tree)
+    plan = (plan or SolverPlan()).start()
+    return run(SMKLTree(problem, node_plan(plan), starts, seed, gap_tol, node_abr_iter,
+                        plan.clock), plan, tree)
 
 
 @register("smkl", "method", "enumerate", paper="B", ref="eq. (4), support by support",
@@ -288,7 +290,7 @@ def enumerate_supports(problem: SMKLProblem, plan: SolverPlan | None = None, *,
         if best is None or r["upper"] < best[0]:
             best = (r["upper"], r["beta"])
     bound = min(max(bound, whole), best[0])
-    res = method_result(problem, "enumerate", t0, beta=best[1],
+    res = method_result(problem, "enumerate", t0, evaluation=best[1], deadline=plan.clock,
                         bound=bound if np.isfinite(bound) else None,
                         termination=term, supports=rows)
     res.gap_tol = gap_tol

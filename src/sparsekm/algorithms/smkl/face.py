@@ -49,7 +49,7 @@ def face_minimize(problem: SMKLProblem, T: Iterable[int], beta0: np.ndarray, *,
         return b / s if s > 0 else np.where(np.isin(np.arange(q), T), 1.0 / T.size, 0.0)
 
     if T.size == 1:
-        e = evaluate(problem, full(np.ones(1)))
+        e = evaluate(problem, full(np.ones(1)), deadline=deadline)
         evals.append(e)
         return e
     x0 = np.clip(np.asarray(beta0, dtype=float)[T], 0.0, None)
@@ -62,7 +62,7 @@ def face_minimize(problem: SMKLProblem, T: Iterable[int], beta0: np.ndarray, *,
         if key not in cache:
             if deadline is not None and deadline.expired() and best:
                 raise FaceStop
-            e = evaluate(problem, full(x))
+            e = evaluate(problem, full(x), deadline=deadline)
             evals.append(e)
             cache[key] = e
             if not best or e.value < best[0].value:

@@ -44,7 +44,7 @@ def ranked_kernels(problem: SMKLProblem, deadline: Any = None) -> tuple[np.ndarr
         if evals and deadline is not None and deadline.expired():
             evals += [None] * (problem.q - i)
             break
-        evals.append(evaluate(problem, np.eye(problem.q)[i]))
+        evals.append(evaluate(problem, np.eye(problem.q)[i], deadline=deadline))
     return np.argsort([np.inf if e is None else e.upper for e in evals], kind="stable"), evals
 
 
@@ -54,7 +54,7 @@ def _best_single(problem: SMKLProblem, t0: float, deadline: Any) -> Any:
     deadline, the best kernel evaluated is returned without a bound."""
     order, evals = ranked_kernels(problem, deadline)
     done = all(e is not None for e in evals)
-    return method_result(problem, "abr", t0, evaluation=evals[order[0]],
+    return method_result(problem, "abr", t0, evaluation=evals[order[0]], deadline=deadline,
                          bound=min(e.value for e in evals) if done else None,
                          termination=Termination.CONVERGED if done else Termination.TIME_LIMIT,
                          init="ranking", ranking=[int(i) for i in order], enumerated=done,
@@ -152,7 +152,7 @@ def abr(problem: SMKLProblem, plan: SolverPlan | None = None, *,
     timed_out = cut or any(r["termination"] == "time_limit" for r in runs) \
         or None in info.get("single_values", ())
     res = method_result(
-        problem, "abr", t0, evaluation=best["best"], bound=bound,
+        problem, "abr", t0, evaluation=best["best"], bound=bound, deadline=plan.clock,
         termination=Termination.TIME_LIMIT if timed_out else Termination.CONVERGED,
         iterations=len(best["history"]) - 1, history=best["history"],
         start_objectives=[r["best"].upper for r in runs], init=init, **info)

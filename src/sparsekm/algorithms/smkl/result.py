@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from sparsekm.models.smkl.objective import Evaluation, evaluate
+from sparsekm.models.smkl.objective import FINAL_GAP, Evaluation, evaluate
 from sparsekm.models.smkl.problem import SMKLProblem
 from sparsekm.solvers import Result, Termination
 
@@ -15,12 +15,22 @@ __all__ = ["method_result"]
 
 
 def method_result(problem: SMKLProblem, method: str, t0: float, *,
-                  evaluation: Evaluation | None = None, beta: np.ndarray | None = None,
+                  evaluation: Evaluation | np.ndarray,
                   bound: float | None = None, termination: Termination = Termination.CONVERGED,
-                  **extra: Any) -> Result:
+                  deadline: Any = None, **extra: Any) -> Result:
     """Result with objective = certified value of (4) at beta (P(alpha, b*) + lam||beta||^2),
-    the classifier (alpha, b) on K(beta), and ``bound`` when the method certified one."""
-    e = evaluation if evaluation is not None else evaluate(problem, beta)
+    the classifier (alpha, b) on K(beta), and ``bound`` when the method certified one.
+    ``evaluation``: the method's Evaluation at its beta, or that beta (evaluated here).
+
+    The value reported is the upper side of the SVM's duality interval at beta: a loose SVM
+    (an iteration cap at a large C) overstates it, so an evaluation wider than ``FINAL_GAP``
+    is solved on, warm-started, until both sides agree (within ``deadline``)."""
+    e = evaluation if isinstance(evaluation, Evaluation) else \
+        evaluate(problem, evaluation, deadline=deadline)
+    if e.upper - e.value > FINAL_GAP * max(1.0, abs(e.upper)) and not (
+            deadline is not None and deadline.expired()):
+        fine = evaluate(problem, e.beta, e.alpha, accurate=True, deadline=deadline)
+        e = fine if fine.upper < e.upper else e
     res = Result(objective=e.upper, termination=termination, time_s=time.perf_counter() - t0,
                  solver="libsvm", method=method, problem="smkl",
                  selected=[int(i) for i in np.flatnonzero(e.beta > 0)],

@@ -31,9 +31,10 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from sparsekm.deadline import interrupts_end
 from sparsekm.parallel import as_executor
 from sparsekm.parallel.slots import Slots, forget
-from sparsekm.solvers import Result, SolverPlan
+from sparsekm.solvers import Result, SolverPlan, Termination
 
 from . import lock
 from .driver import Driver, progress
@@ -119,8 +120,15 @@ def run(problem: TreeProblem, plan: SolverPlan, opts: SearchOptions) -> Result:
     quantiles, s) and driver_s_per_node.
 
     The plan's clock starts here (if it has not) and covers everything: workers start in the
-    background while the root phase runs, and the search uses those ready in time."""
+    background while the root phase runs, and the search uses those ready in time. Ctrl-C
+    ends that clock (:func:`~sparsekm.deadline.interrupts_end`): the search stops as at its
+    time limit, with termination ``interrupted``, and returns its incumbent and bound."""
     plan = plan.start()
+    with interrupts_end(plan.clock):
+        return _run(problem, plan, opts)
+
+
+def _run(problem: TreeProblem, plan: SolverPlan, opts: SearchOptions) -> Result:
     t_start = time.perf_counter()
     executor = as_executor(plan.executor if plan.executor is not None else opts.scheduler,
                            opts.workers)
@@ -147,6 +155,8 @@ def run(problem: TreeProblem, plan: SolverPlan, opts: SearchOptions) -> Result:
             save_search(search, path, time.perf_counter() - t_start)
     if plan.verbose:
         progress(search, plan, t_start, pool.size)
+    if plan.clock.interrupted:
+        search.stop(Termination.INTERRUPTED)
     res = result(problem, search)
     res.time_s = plan.clock.elapsed()
     _report(res, search, pool.size, driver.batch)

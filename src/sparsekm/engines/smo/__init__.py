@@ -42,7 +42,7 @@ value, minimised), a certified ``bound``, ``values`` alpha, b, rho, dual_coef, s
 ``extra`` iterations, kkt_violation.
 """
 
-from .certificate import linearized_bound, optimal_intercept, svm_duality
+from .certificate import feasible_alpha, linearized_bound, optimal_intercept, svm_duality
 from .decide import ABOVE, BELOW, UNDECIDED, lin_bound, smo_decide
 from .engine import FIRST_ORDER, HINGE, LOGISTIC, SECOND_ORDER, get_row, smo_run
 from .kernel_dual import (
@@ -68,6 +68,7 @@ from .masked_rows import (
     upper_segment,
 )
 from .svm_dual import (
+    LIBSVM_RATE,
     SVMDualOptions,
     decision_function,
     dual_objective,
@@ -77,10 +78,12 @@ from .svm_dual import (
 )
 from .upper_decide import upper_decide, upper_gradient
 
-__all__ = ["ABOVE", "BELOW", "FIRST_ORDER", "HINGE", "LOGISTIC", "MASKED_POLY", "MASKED_RBF",
+__all__ = ["ABOVE", "BELOW", "FIRST_ORDER", "HINGE", "LIBSVM_RATE", "LOGISTIC", "MASKED_POLY",
+           "MASKED_RBF",
            "SECOND_ORDER", "UNDECIDED", "Hinge", "KernelSource", "Logistic",
            "SMOOptions", "SVMDualOptions", "decision_function", "dual_gradient",
-           "dual_objective", "fit_libsvm", "get_row", "ipow", "kkt_intercept", "lin_bound",
+           "dual_objective", "feasible_alpha", "fit_libsvm", "get_row", "ipow",
+           "kkt_intercept", "lin_bound",
            "linearized_bound", "load_engine",
            "masked_diag", "masked_matrix", "masked_row", "masked_segment",
            "masked_upper", "optimal_intercept",

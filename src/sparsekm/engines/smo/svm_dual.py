@@ -211,10 +211,7 @@ def solve_svm_dual(K: Any, y: Any, C: float, *, alpha0: Any = None, grad0: Any =
     if use_smo:
         alpha, b, converged, n_iter, solver = _fit_smo(Kc, ya, c, opts, (alpha0, grad0))
     else:
-        alpha, b, converged, n_iter = fit_libsvm(Kc, ya, c, float(tol),
-                                                 _libsvm_iterations(opts, m),
-                                                 float(opts.cache_size), backend)
-        solver = "libsvm"
+        alpha, b, converged, n_iter, solver, load_s = _fit_checked(Kc, ya, c, opts, t0, load_s)
     if not converged and opts.time_limit is None:
         from sklearn.exceptions import ConvergenceWarning
 
@@ -246,6 +243,40 @@ def solve_svm_dual(K: Any, y: Any, C: float, *, alpha0: Any = None, grad0: Any =
 
 
 LIBSVM_RATE = 1e8   # m x iterations per second: 2.4e8 - 4.3e8 measured (m = 1000 - 3000)
+HANDOFF_WORK = 2e9  # m x engine iterations after a failed libsvm solve without any limit
+
+
+def _fit_checked(K: np.ndarray, y: np.ndarray, C: float, opts: SVMDualOptions, t0: float,
+                 load_s: float) -> tuple[np.ndarray, float, bool, int, str, float]:
+    """libsvm, its answer checked in float64: (alpha, b, converged, iterations, solver, load_s).
+
+    libsvm keeps its kernel columns in single precision (``Qfloat``), so on a badly scaled
+    kernel its own stop rule is met at a point it misjudges: on unscaled wine (poly, entries
+    up to 8e10) it "converged" after 24.6 million iterations at a dual value of +53247, worse
+    than alpha = 0 (value 0). Its stop rule ``m(a) - M(a) <= tol`` bounds the duality gap by
+    ``m C tol`` when its arithmetic holds; a larger gap, or a stop at the iteration cap that
+    the time limit set (the time left, not the problem, decided where it stopped), hands the
+    solve to the engine (double precision, stopped by the clock) from the better of libsvm's
+    point and alpha = 0; without a time limit or an iteration limit, for at most
+    ``HANDOFF_WORK / m`` iterations. A solve that libsvm finishes correctly is unchanged.
+    """
+    m, tol = K.shape[0], float(opts.tol)
+    cap = _libsvm_iterations(opts, m)
+    alpha, b, converged, n_iter = fit_libsvm(K, y, C, tol, cap, float(opts.cache_size),
+                                             opts.backend)
+    objective, primal, _ = _values(K, y, alpha, C)
+    broken = converged and objective + primal > m * C * tol + 1e-9 * max(1.0, abs(objective))
+    capped_by_time = not converged and cap != opts.max_iter
+    if not (broken or capped_by_time) or opts.backend in ("libsvm", "svc") or _expired(opts, t0):
+        return alpha, b, converged, n_iter, "libsvm", load_s
+    load_s += _load("smo")
+    start = alpha if objective < 0.0 else np.zeros(m)
+    left = None if opts.time_limit is None else opts.time_limit - (time.perf_counter() - t0)
+    cap = opts.max_iter if opts.max_iter != -1 or left is not None else \
+        max(1000, int(HANDOFF_WORK / m))
+    sub = SVMDualOptions(tol=tol, max_iter=cap, time_limit=left)
+    alpha, b, converged, more, solver = _fit_smo(K, y, C, sub, (start, None))
+    return alpha, b, converged, n_iter + more, f"libsvm+{solver}", load_s
 
 
 def _libsvm_iterations(opts: SVMDualOptions, m: int) -> int:

@@ -15,7 +15,7 @@ from ..record import stamp
 from ..svm import margin_block, svm_objective
 from .problem import FSLinearProblem
 
-__all__ = ["bigm_model", "estimate_big_m", "link_bound", "svm_weights"]
+__all__ = ["bigm_model", "estimate_big_m", "label_big_m", "link_bound", "svm_weights"]
 
 
 def _export(problem: FSLinearProblem, options: dict[str, Any]) -> Any:
@@ -97,6 +97,32 @@ def link_bound(problem: FSLinearProblem, K: Iterable[int] | None = None,
     score = np.abs(problem.X[:, Kl].T @ problem.y)
     top = Kl[np.argsort(-score, kind="stable")[:min(problem.B, Kl.size)]]
     return float(math.sqrt(2.0 * _svm(problem, np.sort(top))[1]))
+
+
+def label_big_m(problem: FSLinearProblem, M: float | None, res: Any,
+                ub: float | None = None) -> Any:
+    """``res`` (a :class:`~sparsekm.solvers.Result` computed with the big-M rows at a given
+    ``M``) with its bound kept only when M is proven valid for (2).
+
+    A big-M below ``||w*||_inf`` cuts every optimum of (2) off: the bound is then one on (2)
+    restricted to ``|w_j| <= M`` (``relax box --M 0.01`` on wholesale gave 2797.33 where the
+    optimum is 968.56). ``M`` is proven valid when ``M >= sqrt(2 UB)`` (Remark 3.2; UB the
+    value of a feasible point: ``ub`` when the caller has one, else the top-B SVM's, the
+    default M). Otherwise the bound moves to ``extra["bound_under_M"]``, the result holds no
+    bound on (2) and its message says why. ``M = None`` (the default, valid) changes nothing.
+    """
+    if M is None or res.bound is None:
+        return res
+    proven = estimate_big_m(problem, ub=ub)
+    res.extra["M_proven_valid_from"] = proven
+    if proven <= M:
+        return res
+    res.extra["bound_under_M"] = res.bound
+    return res.withhold(
+        f"M = {M:g} is below sqrt(2 UB) = {proven:.6g}, the smallest big-M proven valid "
+        f"(Remark 3.2): the bound {res.bound:.10g} (bound_under_M) holds for (2) restricted to "
+        "|w_j| <= M only, not for (2); give no M (the valid default) or one >= "
+        f"{proven:.6g}")
 
 
 def svm_weights(problem: FSLinearProblem) -> np.ndarray:

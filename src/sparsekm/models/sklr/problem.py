@@ -80,6 +80,21 @@ class SKLRProblem(Problem):
                              f"minority class and {big} in the majority, C must exceed "
                              f"gamma_bound * (1 + {big}/{small}); raise C")
 
+    def certificate_defect(self, result: Any = None) -> str | None:
+        """Why no bound on (22) is certified: its kernel matrix is not PSD (the dual is then
+        nonconvex; the linearised gap assumes convexity); None when it is PSD."""
+        from sparsekm.kernels import indefinite_reason, psd_by_construction
+        from sparsekm.kernels.psd import CHECK_MAX
+
+        if psd_by_construction(self.kernel):
+            return None
+        big = self.m > CHECK_MAX
+        reason = indefinite_reason(self.kernel, None if big else self.K)
+        if reason is None:
+            return None
+        return (f"{reason}{f' (not checked on {self.m} rows)' if big else ''}: the dual (22) "
+                "is nonconvex, so no bound is certified")
+
     @property
     def lower(self) -> float:
         """The auxiliary lower bound 0-bar = gamma (a point at it counts as not selected)."""

@@ -50,6 +50,7 @@ class SMKLProblem(Problem):
         "sigma": "sigma_i: hinge slack of row i", "gamma": "gamma_i: (13)'s margin vector",
         "beta": "beta_k: weight of kernel k", "omega": "omega_k >= beta_k^2 / z_k",
         "z": "z_k = 1 iff kernel k is used", "tau": "tau_j: (15)'s eigen-blocks"}
+    fit_deadline: Any = field(default=None, repr=False, compare=False)   # the kernels' build
 
     def validate(self) -> None:
         from sparsekm.kernels.dictionary import KernelDictionary
@@ -64,7 +65,40 @@ class SMKLProblem(Problem):
             raise ParamError("k0", self.k0, f"at most q = {q}, the dictionary's kernels; "
                              f"choose k0 <= {q} or add kernels")
         if self.dictionary.K is None or self.dictionary.K.shape[1] != self.m:
-            self.dictionary.fit(self.X)
+            from sparsekm.kernels.dictionary import DictionaryTooLarge
+
+            try:
+                self.dictionary.fit(self.X, self.fit_deadline)
+            except DictionaryTooLarge as exc:
+                name = "time_limit" if "time left" in str(exc) else "kernels"
+                value = getattr(self.fit_deadline, "limit", None) if name == "time_limit" \
+                    else self.kernels
+                raise ParamError(name, value, f"{exc}; raise it, or use fewer rows or "
+                                 "kernels") from None
+
+    def certificate_defect(self, result: Any = None) -> str | None:
+        """Why ``result``'s value of (4) is not certified: its combined kernel K(beta) is not
+        PSD, so the SVM inside (4) is a nonconvex maximisation and the value found (a local
+        one) may lie below G(beta) (the lower bounds, weak duality at feasible alphas, hold
+        whatever the kernels). Checked only when the support holds a kernel that is not PSD
+        by construction (paper10's two sigmoids, paper50's twelve)."""
+        from sparsekm.kernels import indefinite_reason, psd_by_construction
+
+        beta = None if result is None else result.values.get("beta")
+        if beta is None:
+            return None
+        beta = np.asarray(beta, dtype=float)
+        support = np.flatnonzero(beta > 0)
+        D = self.dictionary
+        if all(psd_by_construction(D.kernels[i]) for i in support):
+            return None
+        label = "+".join(f"{beta[i]:.3g}*{D.labels[i]}" for i in support)
+        reason = indefinite_reason(D.kernels[support[0]], D.combine(beta), label)
+        if reason is None:
+            return None
+        return (f"{reason}: the SVM inside (4) is nonconvex at the returned beta, so its value "
+                "is a local one and no bound is certified; drop such kernels (--kernels) for "
+                "a certificate")
 
     @property
     def q(self) -> int:

@@ -25,14 +25,22 @@ __all__ = ["beta_step", "gssp", "lagrangian_bound", "perspective_bound", "simple
 
 
 def simplex_projection(v: np.ndarray) -> np.ndarray:
-    """Euclidean projection of ``v`` onto {x >= 0, sum x = 1} (sort-based, exact)."""
+    """Euclidean projection of ``v`` onto {x >= 0, sum x = 1} (sort-based, exact).
+
+    The projection is unchanged by a shift of ``v``, so ``v - max(v)`` is projected: its
+    largest entry is 0 and the sort-based test ``u_k - (sum_{i<=k} u_i - 1) / k > 0`` holds
+    at k = 1 in floating point too. Unshifted, entries of 4e16 (``d / (4 lam)`` at C = 1e6,
+    lam = 0.01 on wine) made ``u_1 - (u_1 - 1)`` round to 0 and no k passed (IndexError).
+    """
     v = np.asarray(v, dtype=float)
-    u = np.sort(v)[::-1]
+    if v.size == 0 or not np.all(np.isfinite(v)):
+        raise ValueError(f"simplex projection of a vector with non-finite entries: {v}")
+    u = np.sort(v - v.max())[::-1]
     css = np.cumsum(u) - 1.0
     ks = np.arange(1, v.size + 1)
     rho = np.flatnonzero(u - css / ks > 0)[-1]
     tau = css[rho] / (rho + 1)
-    return np.maximum(v - tau, 0.0)
+    return np.maximum(v - v.max() - tau, 0.0)
 
 
 def gssp(w: np.ndarray, k: int, excluded: Iterable[int] = (), forced: Iterable[int] = ()
@@ -85,15 +93,11 @@ def beta_step(d: np.ndarray, lam: float, k0: int, excluded: Iterable[int] = (),
 
 def feasible_alpha(alpha: np.ndarray, y: np.ndarray, C: float) -> np.ndarray:
     """A point of {0 <= alpha <= C, y'alpha = 0} near ``alpha`` (clip, then scale down the
-    heavier class): turns a solver's approximate multipliers into a certifiable dual point."""
-    a = np.clip(np.nan_to_num(np.asarray(alpha, dtype=float)), 0.0, C)
-    pos, neg = y > 0, y < 0
-    sp, sn = a[pos].sum(), a[neg].sum()
-    if sp > sn:
-        a[pos] *= sn / sp
-    elif sn > sp:
-        a[neg] *= sp / sn
-    return a
+    heavier class): turns a solver's approximate multipliers into a certifiable dual point
+    (:func:`sparsekm.engines.smo.feasible_alpha`)."""
+    from sparsekm.engines.smo import feasible_alpha as feasible
+
+    return feasible(alpha, y, C)
 
 
 def lagrangian_bound(d: np.ndarray, sum_alpha: float, lam: float, k0: int,

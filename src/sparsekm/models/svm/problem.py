@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from sparsekm import declare
 from sparsekm.kernels import KernelSpec
@@ -31,3 +32,15 @@ class SVMProblem(Problem):
     def validate(self) -> None:
         self.spec = KernelSpec(self.kernel, gamma=self.gamma, degree=self.degree,
                                coef0=self.coef0)
+
+    def certificate_defect(self, result: Any = None, K: Any = None) -> str | None:
+        """Why the SVM's duality bound is not certified: its kernel matrix (``K``, computed
+        when not given) is not PSD, so the dual is nonconvex; None when it is PSD."""
+        from sparsekm.kernels import indefinite_reason, psd_by_construction
+
+        if psd_by_construction(self.spec):
+            return None
+        reason = indefinite_reason(self.spec, self.spec(self.X) if K is None else K)
+        return None if reason is None else (
+            f"{reason}: the SVM dual is nonconvex, so no bound is certified and the objective "
+            "is the value at a local solution")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from sparsekm.declare import Annotated
-from sparsekm.models.fs_linear import FSLinearProblem
+from sparsekm.models.fs_linear import FSLinearProblem, label_big_m
 from sparsekm.models.fs_linear.specs import BIG_M
 from sparsekm.registry import CONIC_SOC, Export, exportable, register, with_node_form
 from sparsekm.solvers import Result, SolverPlan
@@ -70,5 +70,5 @@ def build_box(problem: FSLinearProblem, M: float) -> Relaxed:
 def box(problem: FSLinearProblem, plan: SolverPlan, *,
         M: Annotated[float | None, BIG_M] = None) -> Result:
     """BoxMP (8): the continuous relaxation of BigMP (6) (equal to SMP (10), Theorem 3.3)."""
-    return solve_relaxed(problem, build_box(problem, need_big_m(problem, M)), plan,
-                         "(8)")
+    return label_big_m(problem, M, solve_relaxed(
+        problem, build_box(problem, need_big_m(problem, M)), plan, "(8)"))

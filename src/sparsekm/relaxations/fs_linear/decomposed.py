@@ -8,7 +8,7 @@ solver gives the bound (38x faster than SCoP on average, measured).
 from __future__ import annotations
 
 from sparsekm.declare import Annotated, Spec
-from sparsekm.models.fs_linear import FSLinearProblem
+from sparsekm.models.fs_linear import FSLinearProblem, label_big_m
 from sparsekm.models.fs_linear.specs import BIG_M
 from sparsekm.registry import CONIC_SOC, Export, exportable, register, with_node_form
 from sparsekm.solvers import Result, SolverPlan
@@ -100,8 +100,8 @@ def dscomp(problem: FSLinearProblem, plan: SolverPlan, *,
            M: Annotated[float | None, BIG_M] = None,
            conic: Annotated[str, CONIC_FORM] = "soc") -> Result:
     """DSCoMP (14): DSCoP with big-M rows (equal to SCoMP (12), Corollary 3.7)."""
-    return solve_relaxed(problem, build_dscop(problem, conic, need_big_m(problem, M)),
-                         plan, "(14)")
+    return label_big_m(problem, M, solve_relaxed(
+        problem, build_dscop(problem, conic, need_big_m(problem, M)), plan, "(14)"))
 
 
 @register("fs-linear", "relaxation", "dsmp", paper="D", ref="eq. (15)", problem_class="SOCP")
@@ -112,5 +112,5 @@ def dsmp(problem: FSLinearProblem, plan: SolverPlan, *,
          M: Annotated[float | None, BIG_M] = None,
          conic: Annotated[str, CONIC_FORM] = "soc") -> Result:
     """DSMP (15): SMP decomposed into 2x2 blocks (equal to SMP (10), Corollary 3.8)."""
-    return solve_relaxed(problem, build_dsmp(problem, need_big_m(problem, M), conic),
-                         plan, "(15)")
+    return label_big_m(problem, M, solve_relaxed(
+        problem, build_dsmp(problem, need_big_m(problem, M), conic), plan, "(15)"))

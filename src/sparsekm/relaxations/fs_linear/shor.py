@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sparsekm.declare import Annotated, ParamError
-from sparsekm.models.fs_linear import FSLinearProblem
+from sparsekm.models.fs_linear import FSLinearProblem, label_big_m
 from sparsekm.models.fs_linear.specs import BIG_M
 from sparsekm.registry import CONIC_PSD, Export, exportable, register
 from sparsekm.solvers import Result, SolverPlan
@@ -72,8 +72,8 @@ def smp(problem: FSLinearProblem, plan: SolverPlan, *,
         M: Annotated[float | None, BIG_M] = None) -> Result:
     """SMP (10): Shor relaxation of BigMP (equal to BoxMP (8), Theorem 3.3)."""
     check_block("shor-bigm", problem.n, problem.n + 1, blocks=2)
-    return solve_relaxed(problem, build_smp(problem, need_big_m(problem, M)),
-                         plan, "(10)")
+    return label_big_m(problem, M, solve_relaxed(
+        problem, build_smp(problem, need_big_m(problem, M)), plan, "(10)"))
 
 
 @register("fs-linear", "relaxation", "shor-cop", paper="D", ref="eq. (11)",
@@ -93,5 +93,5 @@ def scomp(problem: FSLinearProblem, plan: SolverPlan, *,
           M: Annotated[float | None, BIG_M] = None) -> Result:
     """SCoMP (12): SCoP with the big-M set B_M (5) (>= SMP and SCoP, Theorem 3.5)."""
     check_block("shor-cop-bigm", problem.n, 2 * problem.n + 1)
-    return solve_relaxed(problem, build_scop(problem, need_big_m(problem, M)),
-                         plan, "(12)")
+    return label_big_m(problem, M, solve_relaxed(
+        problem, build_scop(problem, need_big_m(problem, M)), plan, "(12)"))

@@ -83,12 +83,18 @@ def relaxation_result(problem: SMKLProblem, alpha: np.ndarray | None, *, reporte
         d = problem.dictionary.quad_forms(a * problem.y)
         lagrangian = float(lagrangian_bound(d, float(a.sum()), problem.lam, problem.k0)[0])
     own = lagrangian if method in DUAL_OF_14 else reported.bound
+    value, message = reported.objective, None
     if method not in DUAL_OF_14:
         extra["lagrangian_bound"] = lagrangian
-    value, message = reported.objective, None
+        bad = problem.dictionary.indefinite()
+        if bad and own is not None:   # (13)'s PSD block represents (4) only for PSD kernels
+            own, message = None, (f"{bad[0]}: MISDP (13) and its relaxations (16)-(18) "
+                                  "represent (4) only for PSD kernels, so this relaxation "
+                                  "certifies no bound (the Lagrangian bound in "
+                                  "lagrangian_bound holds whatever the kernels)")
     if reported.termination is Termination.TIME_LIMIT:   # stopped by the clock: not the
         extra["solver_objective"], value = value, None    # relaxation's value (see fs-linear)
-    if reported.bound is None and own is not None and value is not None and own > value:
+    elif reported.bound is None and own is not None and value is not None and own > value:
         # a first-order solver's value below a certificate valid at any alpha: the value is
         # the inaccurate one (SCS on (14), ionosphere), so the bound is kept and it is dropped
         message = (f"{reported.solver}'s value {value:.10g} lies below the certified bound "

@@ -98,7 +98,7 @@ def kelley(problem: SMKLProblem, *, S: np.ndarray | None = None, alphas: list | 
         beta0[S if S is not None else np.arange(q)] = 1.0
         beta0 /= beta0.sum()
     pool: list[tuple[np.ndarray, np.ndarray]] = list(alphas or [])
-    e = evaluate(problem, beta0)
+    e = evaluate(problem, beta0, deadline=deadline)
     pool.append((e.alpha, e.d))
     best_beta, upper = e.beta, (e.upper if S is not None else np.inf)
     bound, bound4, term, it = -np.inf, -np.inf, "iteration_limit", 0
@@ -130,7 +130,7 @@ def kelley(problem: SMKLProblem, *, S: np.ndarray | None = None, alphas: list | 
         a_mu = sum(m * a for m, (a, _) in zip(mu, pool) if m > 0)
         d_mu = problem.dictionary.quad_forms(a_mu * problem.y)
         certify(a_mu, d_mu)
-        e = evaluate(problem, beta, alpha0=pool[-1][0])
+        e = evaluate(problem, beta, alpha0=pool[-1][0], deadline=deadline)
         pool.append((e.alpha, e.d))
         certify(e.alpha, e.d)
         if S is not None:
