@@ -1,4 +1,4 @@
-"""Round trip of exported files (issue 28): sparsekm writes, other solvers read the file
+"""Round trip of exported files: sparsekm writes, other solvers read the file
 directly, and their optimum / bound is compared with sparsekm's certified values.
 
 Usage (from the repository root; about 5 min on the shared 2-core machine, run with nice):

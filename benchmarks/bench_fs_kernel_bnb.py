@@ -1,4 +1,4 @@
-"""Paper A, margin sense: branch and bound over masks vs enumeration (issue 13).
+"""Paper A, margin sense: branch and bound over masks vs enumeration.
 
 Poly d = 2 (gamma = 0.1, c = 1), C = 10, standardised, all rows. Enumeration (one process,
 ``workers=1``) where ``C(n, B) <= ENUM_MAX``, else its time estimated from ``SAMPLE`` random

@@ -1,4 +1,4 @@
-"""Paper A's local searches, fast path vs plain path (issues 13 and 19), one process, same starts.
+"""Paper A's local searches, fast path vs plain path, one process, same starts.
 
 For each instance and kernel: LS (Algorithm 1) and LS* (Algorithm 2) from the same seeded
 random mask with ``fast=False`` (the plain path: every visited mask solved by libsvm, tol

@@ -151,7 +151,7 @@ def cmd_report(args: argparse.Namespace) -> None:
          "obj / LB = incumbent / certified lower bound; gap = (obj - LB) / obj, certified "
          "when <= 1e-4; work = nodes (bnb) or SR-DLMP(K) iterations (Alg. 4). Paper columns: "
          "Table 7 (Exact KS objective, time, MipGap) and Table 6 (DSCoP bound); its data "
-         "may be scaled differently (see docs/guides/fs_linear_certify.md).", "",
+         "may be scaled differently (see docs/benchmarks/fs_linear_certify.md).", "",
          "| data | B | paper obj | paper time | paper gap | paper DSCoP | bnb obj / LB | "
          "bnb gap | bnb s / limit | bnb nodes | Alg. 4 obj / LB | Alg. 4 gap | Alg. 4 s / limit | "
          "Alg. 4 it |" + (" bnb 2 workers obj / LB | gap | s / limit | nodes |" if two else ""),

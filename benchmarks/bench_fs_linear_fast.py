@@ -1,4 +1,4 @@
-"""Paper D's FS-SVM (2) by the native ``fast`` method against its peers (issue 23).
+"""Paper D's FS-SVM (2) by the native ``fast`` method against its peers.
 
 Section ``cv``: 5-fold stratified CV (seed 0, scaling fitted on each training fold) on the
 microarray sets (colorectal, lymphoma, dlbcl) and two small UCI sets (sonar, ionosphere), at

@@ -1,4 +1,4 @@
-"""Issue 27: how far compiled code alone keeps ``fast`` from abess, on all 45 peer fits.
+"""How far compiled code alone keeps ``fast`` from abess, on all 45 peer fits.
 
 Each fit of the peer protocol (colorectal, lymphoma, dlbcl; 5 folds; B = 5, 10, 20; C = 1) is
 run in one process by abess 0.4.11 at the same B and by ``fast`` with its parts timed as in

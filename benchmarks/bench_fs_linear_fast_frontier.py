@@ -1,4 +1,4 @@
-"""Issue 27: the cost / quality frontier of ``fast`` (paper D's FS-SVM (2)) against abess.
+"""The cost / quality frontier of ``fast`` (paper D's FS-SVM (2)) against abess.
 
 ``variants`` -- on the folds of ``bench_fs_linear_peers.py`` (colorectal, lymphoma, dlbcl;
     stratified 5-fold, shuffled, seed 0; scaling fitted on each training part; B = 5, 10, 20;

@@ -1,4 +1,4 @@
-"""Issue 27: where ``fast``'s CPU goes, per part, on the fold-0 fits of the peer protocol.
+"""Where ``fast``'s CPU goes, per part, on the fold-0 fits of the peer protocol.
 
 Each compiled or solver part that ``fast`` calls through :mod:`sparsekm.algorithms.fs_linear.swap`
 is wrapped with a process-CPU timer (the decisions ``scan_exchanges``, the SVM (1) solves of

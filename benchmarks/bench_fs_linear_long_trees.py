@@ -1,4 +1,4 @@
-"""Issue 30: what ten times the work buys ``bnb`` on colorectal, B = 20, C = 1.
+"""What ten times the work buys ``bnb`` on colorectal, B = 20, C = 1.
 
 The issue's check asks for a gap of at most 3 % within 300 s on 2 workers. The node-bounds
 guide measured that the certified bound rises by about 0.004 per doubling of the work; this

@@ -1,4 +1,4 @@
-"""Is ``bnb``'s gap on wide data the incumbent's or the bound's? Two measurements (issue 30).
+"""Is ``bnb``'s gap on wide data the incumbent's or the bound's? Two measurements.
 
 ``neighbourhoods``: the incumbent of a short ``bnb`` run (2 workers) is compared with the
 optimum of (2) restricted to its support plus K more features (``bnb`` on 1 worker): the K

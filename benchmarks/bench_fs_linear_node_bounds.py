@@ -1,4 +1,4 @@
-"""Issue 30: where is ``bnb``'s gap on paper D's wide sets, and the figure of the node-bound study.
+"""Where is ``bnb``'s gap on paper D's wide sets, and the figure of the node-bound study.
 
 ``gap``   for colorectal, dlbcl, lymphoma at B = 20, 30, C = 1, 10 (12 instances):
           * the bound's share: the root bound of each node bound (perspective (13), DSCoMP

@@ -1,4 +1,4 @@
-"""Do optimality (Benders) cuts raise the perspective bound of FS-SVM (2)? (issue 30)
+"""Do optimality (Benders) cuts raise the perspective bound of FS-SVM (2)?
 
 For a dual point alpha^k of the SVM (1), weak duality gives, for every support S with
 |S| <= B, f(S) >= sum(alpha^k) - 1/2 sum_{j in S} g_j(alpha^k), g_j(a) = (sum_i a_i y_i

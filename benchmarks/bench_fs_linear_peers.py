@@ -1,5 +1,5 @@
 """Paper D's FS-SVM (2) by ``fast`` and its CV estimator against the peers a user would pick
-instead (issue 27), on the same folds, in one process.
+instead, on the same folds, in one process.
 
 Protocol: colorectal, lymphoma, dlbcl; stratified 5-fold CV (shuffled, seed 0), the same
 folds for every method; scaling fitted on each training part (columns constant there

@@ -1,6 +1,6 @@
-"""The stored results of ``bench_fs_linear_peers.py`` (issue 27) and their Markdown: the JSON
+"""The stored results of ``bench_fs_linear_peers.py`` and their Markdown: the JSON
 section files, the protocol's constants, and the summary (per-fit table against abess, the
-inner-C and before-issue-27 lines, whole model selection per outer fold, the wide synthetic
+inner-C and earlier-code lines, whole model selection per outer fold, the wide synthetic
 set). Run as ``bench_fs_linear_peers.py report``."""
 
 from __future__ import annotations

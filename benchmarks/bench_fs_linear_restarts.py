@@ -1,4 +1,4 @@
-"""Issue 27: could `fast` stop its restarts early? The last improving restart of each fit.
+"""Could `fast` stop its restarts early? The last improving restart of each fit.
 
 On the 45 per-fit problems of the peers protocol (``bench_fs_linear_peers.fits``: colorectal,
 lymphoma, dlbcl x 5 folds x B = 5, 10, 20; C = 1), run ``fast``'s iterated search step by

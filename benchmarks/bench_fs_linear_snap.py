@@ -1,4 +1,4 @@
-"""Issue 27: ``fast`` of this checkout against ``fast`` of an earlier commit, in one process.
+"""``fast`` of this checkout against ``fast`` of an earlier commit, in one process.
 
 The earlier commit's whole ``sparsekm`` package is read from git into ``benchmarks/out/`` under
 the name ``skm_at_<commit>`` (the same-process baseline of the developers' guide); both run

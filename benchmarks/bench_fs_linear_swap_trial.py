@@ -1,4 +1,4 @@
-"""Issue 27: a change to ``fast``'s compiled swap engine tried against the engine of this
+"""A change to ``fast``'s compiled swap engine tried against the engine of this
 checkout, in one process (the same-process baseline of the developers' guide).
 
 The trial is a patch of ``src/sparsekm/algorithms/fs_linear/swap_engine.py`` (kept under

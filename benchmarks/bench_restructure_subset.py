@@ -1,4 +1,4 @@
-"""Restructure check (issue 12): a small subset of the paper A and D benchmarks; prints JSON.
+"""Restructure check: a small subset of the paper A and D benchmarks; prints JSON.
 
 A script, not a config: a one-off check that a refactor left values unchanged.
 

@@ -44,7 +44,7 @@ def markdown() -> str:
         scripts.append(f"| `benchmarks/{path.name}` | {_first_paragraph(path)} | "
                        f"{', '.join(_results(stem)) or 'printed'} |")
     return "\n".join([
-        "# Benchmarks", "",
+        "# Benchmark scripts and configs", "",
         "Written from `benchmarks/` when the site is built (`tools/docs_benchmarks.py`). "
         "Speed is part of correctness here: each script measures against a baseline run in "
         "the same process and reports CPU time beside wall time, because this project's "
@@ -54,8 +54,8 @@ def markdown() -> str:
         "Each config is a grid run by `sparsekm bench run` into a locked DuckDB store, with "
         "a committed run log beside it from which a fresh clone rebuilds the store; "
         "`sparsekm bench report` and `bench plot` write the tables and figures "
-        "([experiments](topics/experiments.md)); the paper's values stand beside ours in "
-        "[Reproducing the papers](reproduce.md).", "", *_configs(), "",
+        "([experiments](../topics/experiments.md)); the paper's values stand beside ours in "
+        "[Reproducing the papers](../reproduce.md).", "", *_configs(), "",
         "## Scripts (what a grid cannot measure)", "", *scripts, ""]) + "\n"
 
 

@@ -2,7 +2,9 @@
 
 Each example is a shell command (``sparsekm ...``, or ``python -c``/a here-document for the
 Python front door); its output is written to ``docs/examples/<name>.txt`` as ``$ command``
-followed by what it printed (JSON pretty-printed), and the guides include those files. Run
+followed by what it printed (JSON pretty-printed), and the guides include those files. The
+examples on a user's own files (``own_*``) run in a fresh folder where
+``docs/examples/own_data_files.py`` wrote them. Run
 ``make docs-examples`` (or ``python tools/docs_examples.py [name ...]``) after a change that
 moves a number; the date and machine load of the run go in ``docs/examples/RUN.txt``.
 """
@@ -43,7 +45,19 @@ EXAMPLES: dict[str, str] = {
     "user_mistake": "sparsekm solve fs-linear --data wholesale --B 3 --C 0",
     "python_tour": "python docs/examples/tour.py",
     "formulation": "python docs/examples/formulation.py",
+    "demo": "sparsekm demo",
+    "own_data_fast": "sparsekm solve fs-linear --data tumours.csv --label diagnosis --B 3 --C 1 "
+                     "--test-size 0.2 --method fast --json",
+    "own_data_bnb": "sparsekm solve fs-linear --data tumours.csv --label diagnosis --B 3 --C 1 "
+                    "--test-size 0.2 --method bnb --time-limit 60 --json",
+    "own_data_positive": "sparsekm solve fs-linear --data tumours.csv --label diagnosis --B 3 "
+                         "--C 1 --test-size 0.2 --method bnb --time-limit 60 "
+                         "--positive-class B --json",
+    "own_data_svmlight": "sparsekm solve fs-linear --data tumours.svm --B 3 --C 1 "
+                         "--test-size 0.2 --method bnb --time-limit 60 --json",
 }
+# examples on the user's own files: run in a fresh folder where this script wrote them
+SETUP = {name: "docs/examples/own_data_files.py" for name in EXAMPLES if name.startswith("own_")}
 
 
 def _shown(text: str) -> str:
@@ -56,11 +70,19 @@ def _shown(text: str) -> str:
 
 def run(name: str, command: str) -> float:
     """Run one example from the repository root and write its file; returns its seconds."""
+    import tempfile
+
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    t0 = time.perf_counter()
-    proc = subprocess.run(command, shell=True, cwd=ROOT, env=env, capture_output=True,
-                          text=True, check=False)
-    seconds = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory() as scratch:
+        cwd = ROOT
+        if name in SETUP:  # the user's own files, written into a fresh folder
+            cwd = Path(scratch)
+            subprocess.run([sys.executable, str(ROOT / SETUP[name])], cwd=cwd, env=env,
+                           capture_output=True, check=True)
+        t0 = time.perf_counter()
+        proc = subprocess.run(command, shell=True, cwd=cwd, env=env, capture_output=True,
+                              text=True, check=False)
+        seconds = time.perf_counter() - t0
     shown = _shown(proc.stdout) + proc.stderr
     status = "" if proc.returncode == 0 else f"[exit {proc.returncode}]\n"
     (OUT / f"{name}.txt").write_text(f"$ {command}\n{shown}{status}")

@@ -3,7 +3,9 @@
 ``reference/cli.md`` (from the ``sparsekm`` commands) and ``reference/registry.md`` (from the
 registry) are generated in memory at every build, so they always equal ``--help`` and
 ``sparsekm methods``; ``reference/library.md`` likewise from the instance library's manifest
-(``benchmarks/library/manifest.json``).
+(``benchmarks/library/manifest.json``), and ``benchmarks/scripts.md`` from ``benchmarks/``. The
+committed figures (``benchmarks/results/figures/*.png``) join the site as
+``benchmarks/figures/NAME.png``, so a page shows the file `bench plot` wrote, not a copy.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 TOOLS = Path(__file__).resolve().parent
+FIGURES = TOOLS.parent / "benchmarks" / "results" / "figures"
 
 
 def _load(name: str) -> Any:
@@ -33,7 +36,11 @@ def on_files(files: Any, config: Any) -> Any:
     files.append(File.generated(config, "reference/cli.md", content=docs_cli.markdown()))
     files.append(File.generated(config, "reference/registry.md",
                                 content=docs_registry.markdown()))
-    files.append(File.generated(config, "benchmarks.md", content=docs_benchmarks.markdown()))
+    files.append(File.generated(config, "benchmarks/scripts.md",
+                                content=docs_benchmarks.markdown()))
+    for png in sorted(FIGURES.glob("*.png")):  # the committed figures, shown where a page asks
+        files.append(File.generated(config, f"benchmarks/figures/{png.name}",
+                                    abs_src_path=str(png)))
     files.append(File.generated(config, "reference/library.md",
                                 content=docs_library.markdown()))
     return files

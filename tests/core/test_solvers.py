@@ -309,7 +309,8 @@ def test_size_limited_licence_is_a_clear_error() -> None:
     if "size-limited" not in BACKENDS["gurobi"].availability().note:
         pytest.skip("a full Gurobi licence is present")
     with pytest.raises(SolverNotAvailableError,
-                       match=r"size limit \(.*200 variables with quadratic terms\): this "
+                       match=r"size limit \(.*200 variables in all once any quadratic term is "
+                             r"present\): this "
                              r"model has 2\d\d variables.*can take it: .*scip"):
         solve(hard_miqp(n=210), "gurobi")
 

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -133,11 +134,55 @@ def test_status_json_report_csv_and_plots(write_config, tmp_path) -> None:
 def test_performance_profile_ratios() -> None:
     import pandas as pd
 
+    inf = float("inf")
     df = pd.DataFrame({
-        "data": ["a", "a", "b", "b"], "method": ["x", "y", "x", "y"],
-        "status": ["optimal", "feasible", "optimal", "timeout"],
-        "objective": [2.0, 3.0, -4.0, None], "time_s": [1.0, 2.0, 1.0, 9.0]})
+        "data": ["a", "a", "b", "b", "c", "c"], "method": ["x", "y"] * 3,
+        "status": ["optimal", "feasible", "optimal", "timeout", "error", "pending"],
+        "objective": [2.0, 3.0, -4.0, None, None, None],
+        "time_s": [1.0, 2.0, 1.0, 9.0, 3.0, None]})
     r = profile_ratios(df, "objective", "min")
-    assert list(r["x"]) == [1.0, 1.0] and r["y"][0] == 1.5 and r["y"][1] == float("inf")
+    # instance c, solved by neither, counts with ratio infinity for both (Dolan and More)
+    assert list(r["x"]) == [1.0, 1.0, inf] and list(r["y"]) == [1.5, inf, inf]
     t = profile_ratios(df, "time_s")
-    assert list(t["x"]) == [1.0, 1.0] and list(t["y"]) == [float("inf")] * 2  # y never optimal
+    assert list(t["x"]) == [1.0, 1.0, inf] and list(t["y"]) == [inf] * 3  # y never optimal
+
+
+PROFILED = """
+name = "profiled"
+store = "profiled.duckdb"
+[grid]
+problem = "probe"
+data = DATA
+[grid.params]
+fail = ["none", "raise"]
+C = [1.0, 10.0]
+test_size = [0.3]
+[run]
+imports = ["PLUGIN"]
+preload = []
+[report]
+columns = ["C"]
+plots = ["profile"]
+"""
+
+
+def test_a_profile_counts_every_instance_of_its_config(write_config, tmp_path) -> None:
+    """The grid has 4 instances (data x fail) and 2 series (C): runs stored for wine only,
+    where fail = raise fails for both series; the profile still counts all 4, and says that
+    3 were solved by no series (iris is not run yet)."""
+    from sparsekm.experiments.plot_profile import draw_profile
+    from sparsekm.experiments.plots import grid_frame
+
+    ran = load_config(write_config(PROFILED.replace("DATA", '["wine"]'), "ran.toml"))
+    assert run_experiment(ran, workers=0, progress=False)["done"] == 2
+    cfg = load_config(write_config(PROFILED.replace("DATA", '["wine", "iris"]')))
+    assert status(cfg) == {"total": 8, "done": 2, "failed": 2, "pending": 4}
+    df = grid_frame(cfg)
+    assert len(df) == 8 and (df["status"] == "pending").sum() == 4
+    ratios = profile_ratios(df, "objective", "min")
+    assert {k: len(v) for k, v in ratios.items()} == {"1.0": 4, "10.0": 4}
+    assert sum(np.isinf(ratios["1.0"]) & np.isinf(ratios["10.0"])) == 3
+    fig = draw_profile(df, cfg)
+    assert "(4 instances, 3 solved by none)" in fig.axes[0].get_title().replace("\n", " ")
+    files = plot(cfg, tmp_path / "figs")
+    assert {f.name for f in files} == {"profiled_profile.png", "profiled_profile.svg"}

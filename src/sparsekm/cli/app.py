@@ -21,6 +21,26 @@ GROUPS = {
     "path": typer.Typer(help="A warm-started path of a problem over its budget.",
                         no_args_is_help=True),
 }
+
+
+def _print_version(value: bool) -> None:
+    """``--version``: the installed package's version (its metadata), then exit."""
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"sparsekm {version('sparsekm')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the installed version and exit.")] = False,
+) -> None:
+    """sparsekm: sparse, interpretable kernel machines by mathematical programming."""
+
+
 for _name, _group in GROUPS.items():
     app.add_typer(_group, name=_name)
 add_commands(GROUPS)

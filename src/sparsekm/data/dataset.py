@@ -30,6 +30,10 @@ class Dataset:
         Where the data come from.
     label_raw : ndarray of shape (m,), optional
         The original (e.g. multiclass) label, kept for re-binarisation.
+    labels : dict, optional
+        How the loader mapped the original classes to {-1, +1}: ``{"M": 1, "B": -1}`` (the
+        class mapped to +1 first; keys are the classes as text). Set by the loaders and
+        ``as_dataset``; None for a data set built from {-1, +1} directly.
 
     Notes
     -----
@@ -47,6 +51,7 @@ class Dataset:
     name: str = "data"
     citation: str = ""
     label_raw: np.ndarray | None = None
+    labels: dict[str, int] | None = None
 
     def __post_init__(self) -> None:
         try:

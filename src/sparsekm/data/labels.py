@@ -11,7 +11,7 @@ from sparsekm.declare import mention
 
 from .errors import DataError
 
-__all__ = ["to_pm1"]
+__all__ = ["label_map", "to_pm1"]
 
 
 def _sort_key(value: Any) -> tuple[int, Any]:
@@ -87,3 +87,13 @@ def to_pm1(
         positive_class = matches[0]
     y_pm1 = np.where(values.to_numpy() == positive_class, 1.0, -1.0).astype(np.float64)
     return y_pm1, classes
+
+
+def label_map(y: Any, y_pm1: np.ndarray) -> dict[str, int]:
+    """The mapping :func:`to_pm1` applied, ``{class as text: +1 or -1}``: the class mapped
+    to +1 first, then the others in sorted order (numbers first, then strings)."""
+    values = pd.Series(np.asarray(y).reshape(-1) if not isinstance(y, pd.Series) else y)
+    signs = pd.Series(np.asarray(y_pm1), index=values.index)
+    out = {str(c): int(signs[values == c].iloc[0])
+           for c in sorted(pd.unique(values).tolist(), key=_sort_key)}
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))

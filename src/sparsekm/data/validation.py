@@ -13,7 +13,7 @@ from sparsekm.declare import mention
 
 from .dataset import Dataset
 from .errors import DataError
-from .labels import to_pm1
+from .labels import label_map, to_pm1
 
 __all__ = ["MISSING_MODES", "as_dataset", "build_dataset", "check_missing_mode"]
 
@@ -201,6 +201,7 @@ def build_dataset(
     y_pm1, _ = to_pm1(y_ser, positive_class, what=f"{name}: y")
     return Dataset(
         X=Xf, y=y_pm1, feature_names=feature_names, name=name, label_raw=raw,
+        labels=label_map(y_ser, y_pm1),
     )
 
 

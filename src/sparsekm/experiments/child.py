@@ -45,7 +45,7 @@ def import_plugin(item: str) -> None:
         importlib.import_module(item)
         return
     name = "sparsekm_plugin_" + os.path.splitext(os.path.basename(item))[0]
-    if name in sys.modules:
+    if name in sys.modules or _imported(item):
         return
     spec = importlib.util.spec_from_file_location(name, item)
     if spec is None or spec.loader is None:
@@ -53,6 +53,15 @@ def import_plugin(item: str) -> None:
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
     spec.loader.exec_module(mod)
+
+
+def _imported(path: str) -> bool:
+    """True when this process imported the file already under its own name (``import
+    my_bound`` in a notebook, then a grid's ``imports = ["my_bound.py"]``): importing it a
+    second time would register its entries twice."""
+    real = os.path.realpath(path)
+    return any(getattr(m, "__file__", None) and os.path.realpath(m.__file__) == real
+               for m in list(sys.modules.values()))
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:

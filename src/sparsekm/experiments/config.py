@@ -120,7 +120,9 @@ class ReportConfig(_Strict):
     values: list[str] = Field(default_factory=lambda: ["objective", "gap", "time_s"])
     agg: Literal["best", "mean", "median"] = "best"  # over seeds (starts)
     sense: Literal["min", "max"] = "min"  # direction of the objective
-    digits: int = Field(default=4, ge=1, le=12)
+    # significant digits of objectives, bounds and other values in the report tables (gaps,
+    # accuracies and times have their own fixed decimals)
+    digits: int = Field(default=7, ge=1, le=17)
     profile_metric: Literal["objective", "time_s"] = "objective"
     # model selection per seed before agg: keys maximised ("-key": minimised), e.g.
     # ["validation_accuracy", "-validation_loss"]

@@ -3,7 +3,10 @@ A's Figure 2: for each instance (every grid key but the series) the ratio of a s
 the best one's; rho(tau) = share of instances with ratio <= tau. Cost is the objective (ratio
 1 + (f - f*) / |f*|: paper A's eta = f / f* for its negative objectives, inverted so that 1 is
 best and larger is worse) or the time to a proven optimum (``[report] profile_metric``); a
-failed run has ratio infinity. Needs two series and two instances."""
+failed (or not yet run) run has ratio infinity. Every instance of the config counts, as Dolan
+and More count them: one that no series solved has ratio infinity for all, so no curve
+reaches 1 there, and the title gives the grid's instance count and how many no series
+solved. Needs two series."""
 
 from __future__ import annotations
 
@@ -14,7 +17,16 @@ import numpy as np
 
 from .child import FAILED
 from .config import ExperimentConfig
-from .plot_style import STYLES, by_column, instance_keys, legend, new_figure, short, wrap
+from .plot_style import (
+    STYLES,
+    by_column,
+    instance_keys,
+    legend,
+    new_figure,
+    percent_formatter,
+    short,
+    wrap,
+)
 
 __all__ = ["draw_profile", "profile_ratios"]
 
@@ -33,8 +45,9 @@ def _cost(g: Any, by: str, m: str, metric: str, sense: str) -> float:
 
 def profile_ratios(df: Any, metric: str = "objective", sense: str = "min",
                    keys: list[str] | None = None) -> dict[str, Any]:
-    """``{method: array of performance ratios over instances}`` (inf for a failed run); an
-    instance is a value of ``keys`` (default: every grid key but the series')."""
+    """``{method: array of performance ratios over instances}`` (inf for a failed run, and for
+    every series on an instance that none solved); an instance is a value of ``keys``
+    (default: every grid key but the series')."""
     by = by_column(df)
     keys = keys or instance_keys(df, (by,))
     inst = df[keys].map(str).agg("\x1f".join, axis=1)
@@ -43,8 +56,6 @@ def profile_ratios(df: Any, metric: str = "objective", sense: str = "min",
     for _, g in df.groupby(inst, sort=False):
         cost = {m: _cost(g, by, m, metric, sense) for m in methods}
         finite = [c for c in cost.values() if math.isfinite(c)]
-        if not finite:
-            continue
         for m in methods:
             c = cost[m]
             if not math.isfinite(c):
@@ -63,6 +74,8 @@ def _panel(ax: Any, part: Any, cfg: ExperimentConfig, order: list[str], title: s
     rows = [k for k in (cfg.report.rows or []) if k in part.columns]
     ratios = profile_ratios(part, metric, cfg.report.sense, rows or None)
     n_inst = max((r.size for r in ratios.values()), default=0)
+    unsolved = int((~np.isfinite(np.vstack(list(ratios.values())))).all(axis=0).sum()) \
+        if n_inst else 0
     finite = np.concatenate([r[np.isfinite(r)] for r in ratios.values()] or [np.ones(1)])
     top = float(finite.max()) if finite.size else 1.0
     top = top * 1.05 if top > 1 else 1.05
@@ -77,11 +90,13 @@ def _panel(ax: Any, part: Any, cfg: ExperimentConfig, order: list[str], title: s
             drawn = True
     if metric == "time_s":
         ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(percent_formatter())  # 1, 2, 4, 8: no 2^k
     ax.set_xlabel("tau (ratio to the best " + ("time" if metric == "time_s" else
                                                 "objective") + ")", fontsize=8)
     ax.set_ylabel("share of instances within tau", fontsize=8)
     ax.set_ylim(-0.02, 1.02)
-    ax.set_title(wrap(f"{title} ({n_inst} instances)".strip()), fontsize=9)
+    none = f", {unsolved} solved by none" if unsolved else ""
+    ax.set_title(wrap(f"{title} ({n_inst} instances{none})".strip()), fontsize=9)
     return drawn
 
 

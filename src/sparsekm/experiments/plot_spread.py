@@ -29,6 +29,7 @@ from .plot_style import (
     new_figure,
     percent_formatter,
     short,
+    title_width,
     wrap,
 )
 
@@ -130,6 +131,6 @@ def draw_objective(df: Any, cfg: ExperimentConfig) -> Any:
     ax.set_ylabel("above the best, %", fontsize=8)
     ax.set_title(wrap(f"{cfg.name}: each series' best objective against the best of all "
                       f"({'lower' if sense == 'min' else 'higher'} is better)",
-                      int(11 * fig.get_figwidth())), fontsize=9)
+                      title_width(fig, len(series))), fontsize=9)
     legend(fig, ax)
     return fig

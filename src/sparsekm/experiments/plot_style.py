@@ -17,7 +17,7 @@ from .tables import RESULT_COLUMNS
 __all__ = ["EXTRAS", "MARKERS", "MIN_BOX", "NOISE", "OPEN_GAP", "STYLES", "TITLES",
            "best_per_instance", "by_column", "data_name", "dot_height", "dots", "gap_to_best",
            "instance_keys", "instances", "legend", "new_figure", "percent_formatter",
-           "row_label", "short", "wrap"]
+           "row_label", "short", "title_width", "wrap", "zero_scale"]
 
 STYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -77,6 +77,12 @@ def row_label(items: Any) -> str:
                     if v is not None and v == v and str(v) != "-")
 
 
+def title_width(fig: Any, n_series: int) -> int:
+    """Characters per title line of a one-axes figure: narrower when :func:`legend` puts its
+    column of more than three series on the right, beside the axes."""
+    return int((7 if n_series > 3 else 11) * fig.get_figwidth())
+
+
 def wrap(title: str, width: int = 42) -> str:
     """A title broken into lines of ``width`` characters."""
     return "\n".join(textwrap.wrap(title, width)) or title
@@ -113,8 +119,8 @@ def legend(fig: Any, axes: Any) -> None:
                 handles[lab] = h
                 labels.append(lab)
     if labels and len(np.atleast_1d(axes)) == 1 and len(labels) > 3:  # a column on the right
-        fig.legend([handles[k] for k in labels], labels, loc="outside right upper",
-                   fontsize=8, frameon=False)
+        fig.legend([handles[k] for k in labels], labels, loc="outside right center",
+                   fontsize=8, frameon=False)  # centred: clear of the figure's title
     elif labels:  # as many columns as the figure's width holds (8 pt: ~0.075 in per character)
         per = 0.075 * max(len(k) for k in labels) + 0.6
         ncols = max(1, min(len(labels), int(fig.get_figwidth() / per)))
@@ -127,6 +133,28 @@ def percent_formatter() -> Any:
     from matplotlib.ticker import FuncFormatter
 
     return FuncFormatter(lambda v, _: f"{v:g}")
+
+
+def zero_scale(ax: Any, positive: np.ndarray, has_zero: bool) -> None:
+    """A log y axis for ``positive`` values spanning decades; with ``has_zero`` a symlog
+    axis instead, linear from 0 up to the decade below the smallest positive value (at least
+    :data:`NOISE`) and logarithmic above it, so a value of 0 (a closed gap) is drawn at 0,
+    not dropped or clipped. Tick labels as plain numbers."""
+    from matplotlib.ticker import LogLocator, NullFormatter, SymmetricalLogLocator
+
+    if has_zero:  # values below NOISE (e.g. a gap of 1e-14 %) sit with the zeros
+        lin = 10.0 ** math.floor(math.log10(max(float(positive.min()), NOISE)))
+        ax.set_yscale("symlog", linthresh=lin, linscale=0.5)
+        ax.set_ylim(bottom=-0.7 * lin)  # room for a whole marker at 0
+        decades = math.log10(max(float(positive.max()), lin) / lin)
+        ax.yaxis.set_major_locator(SymmetricalLogLocator(  # every decade, or every second
+            base=10 if decades <= 6 else 100, linthresh=lin))
+    else:
+        ax.set_yscale("log")
+        if positive.max() < 100 * positive.min():  # under two decades: 1, 2, 5 x 10^k too
+            ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(percent_formatter())  # 0, 0.01, 1, 100: no 10^k
+    ax.yaxis.set_minor_formatter(NullFormatter())
 
 
 def best_per_instance(df: Any, cfg: ExperimentConfig, value: str) -> Any:

@@ -2,7 +2,8 @@
 grouped dot chart across its rows (after ``select`` and ``agg``), a filled marker per series
 and, where a ``reference`` CSV gives one, the published value as an open marker beside it; log
 axis for times and iteration counts spanning more than a decade, symlog for objectives and
-bounds spanning more than two."""
+bounds spanning more than two; a log axis that would drop values of 0 (a closed gap) is
+symlog, linear through 0, so those points stay on the chart at 0."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ from .plot_style import (
     TITLES,
     legend,
     new_figure,
-    percent_formatter,
     row_label,
     short,
     wrap,
+    zero_scale,
 )
 from .tables import LABELS, REF, report_frame
 
@@ -53,15 +54,11 @@ def _points(ax: Any, tab: Any, series: list[str], value: str, x: np.ndarray,
 def _scale(ax: Any, value: str) -> None:
     """The y axis of ``value``: log / symlog where its values span decades, integer ticks for
     counts."""
-    pos = [ln.get_ydata() for ln in ax.get_lines()]
-    pos = np.concatenate(pos) if pos else np.array([])
-    pos = pos[np.isfinite(pos) & (pos > 0)]
+    ys = [ln.get_ydata() for ln in ax.get_lines()]
+    ys = np.concatenate(ys) if ys else np.array([])
+    pos = ys[np.isfinite(ys) & (ys > 0)]
     if value in LOG and pos.size and pos.max() > 10 * pos.min():
-        from matplotlib.ticker import NullFormatter
-
-        ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(percent_formatter())  # 0.01, 1, 100: no 10^k
-        ax.yaxis.set_minor_formatter(NullFormatter())
+        zero_scale(ax, pos, has_zero=bool((ys == 0).any()))
     elif value in SYMLOG:
         mags = np.abs(np.concatenate([ln.get_ydata() for ln in ax.get_lines()] or [[]]))
         mags = mags[np.isfinite(mags) & (mags > 0)]

@@ -20,6 +20,7 @@ Clarabel Clarabel`` -> ``box Clarabel``). ``[report] plots`` restricts the kinds
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from .config import ExperimentConfig
 from .plot_profile import draw_profile, profile_ratios
@@ -29,7 +30,7 @@ from .plot_style import EXTRAS, gap_to_best
 from .plot_values import draw_values
 from .tables import runs_frame, series_frame, series_keys
 
-__all__ = ["plot", "profile_ratios", "gap_to_best", "KINDS", "plot_folder"]
+__all__ = ["plot", "profile_ratios", "gap_to_best", "grid_frame", "KINDS", "plot_folder"]
 
 KINDS = ("values", "profile", "box", "objective", "gap", "accuracy")
 _DRAW = {"values": draw_values, "profile": draw_profile, "box": draw_box,
@@ -48,6 +49,15 @@ def plot_folder(cfg: ExperimentConfig, out: str | Path | None = None) -> Path:
                                  "a folder for the figures")
             break
     return folder
+
+
+def grid_frame(cfg: ExperimentConfig) -> Any:
+    """Every grid point, stored or not (a point not stored is ``pending``): a performance
+    profile counts every instance of its config, as Dolan and More count an instance that
+    no solver solved (ratio infinity for all)."""
+    df = series_frame(cfg, runs_frame(cfg, EXTRAS, pending=True))
+    df.attrs["series_keys"] = series_keys(cfg, df)
+    return df
 
 
 def plot(cfg: ExperimentConfig, out: str | Path | None = None,
@@ -69,7 +79,7 @@ def plot(cfg: ExperimentConfig, out: str | Path | None = None,
     folder.mkdir(parents=True, exist_ok=True)
     files = []
     for kind in kinds:
-        fig = _DRAW[kind](df, cfg)
+        fig = _DRAW[kind](grid_frame(cfg) if kind == "profile" else df, cfg)
         if fig is None:
             continue
         for ext in ("png", "svg"):

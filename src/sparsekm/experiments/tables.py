@@ -35,10 +35,13 @@ LABELS = {"objective": "obj", "lower_bound": "bound", "upper_bound": "upper boun
 PERCENT = ("train_accuracy", "test_accuracy", "validation_accuracy")
 
 
-def runs_frame(cfg: ExperimentConfig, extras: Sequence[str] = ()) -> Any:
+def runs_frame(cfg: ExperimentConfig, extras: Sequence[str] = (),
+               pending: bool = False) -> Any:
     """One row per stored run of the config (grid order), grid keys first, then results;
     ``extras`` names payload keys of a problem (e.g. ``support_fraction``) added as columns.
-    A grid without ``method`` is one series named after its problem (e.g. ``svm``)."""
+    A grid without ``method`` is one series named after its problem (e.g. ``svm``). With
+    ``pending``, a grid point not stored yet is a row too, of status ``pending`` and no
+    values (a performance profile counts every instance of the grid)."""
     import json
 
     import pandas as pd
@@ -51,12 +54,14 @@ def runs_frame(cfg: ExperimentConfig, extras: Sequence[str] = ()) -> Any:
         label_cols += [k for k in s.labels if k not in label_cols]
     rows = []
     for s in specs:
-        if s.key not in stored.index:
-            continue
-        r = stored.loc[s.key]
         row = {k: s.labels.get(k) for k in label_cols}
         if row.get("method") is None:
             row["method"] = s.problem
+        if s.key not in stored.index:
+            if pending:
+                rows.append({**row, "status": "pending", "key": s.key})
+            continue
+        r = stored.loc[s.key]
         row.update({c: (s.key if c == "key" else _plain(r[c])) for c in RESULT_COLUMNS})
         payload = json.loads(r["payload"]) if extras and r["payload"] else {}
         row.update({c: payload.get(c) for c in extras})

@@ -73,6 +73,9 @@ def _from_json(data: Any, src: str) -> Point:
     if not isinstance(data, dict) or not data:
         raise _bad(src, "a JSON solution must be an object of the paper's variables "
                    '({"w": [...], "b": ...} or {"support": [...]})')
+    if "problem" in data and "method" in data:  # `sparsekm solve --json`: its point only
+        data = {k: data[k] for k in ("selected", "selected_names", "w_selected", "b",
+                                     "objective") if k in data}
     point = Point(kind="json")
     for key in ("support", "selected"):
         if isinstance(data.get(key), list):

@@ -43,8 +43,11 @@ class RunOptions:
     missing: str | None = declare.field(None, "Missing values in the data: error, drop or zero "
                                         "(default: error for a file, drop for a bundled "
                                         "dataset).", choices=("error", "drop", "zero"))
-    positive_class: str | None = declare.field(None, "CSV label mapped to +1 (needed with more "
-                                               "than two classes: one-vs-rest).")
+    positive_class: str | None = declare.field(None, "File label mapped to +1 (default with two "
+                                               "classes: the larger, numbers numerically, "
+                                               "strings alphabetically, so M over B; needed "
+                                               "with more: one-vs-rest). The JSON's `labels` "
+                                               "shows the mapping.")
     drop_columns: str | None = declare.field(None, "Comma-separated CSV columns to ignore "
                                              "(ids, text).")
 

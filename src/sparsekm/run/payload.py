@@ -52,6 +52,8 @@ def result_payload(*, problem: str, method: str, ds: Any, params: dict,
         "selected_names": None if sel is None else [ds.feature_names[j] for j in sel],
         "time_s": round(float(fields.pop("time_s", 0.0)), 6),
     }
+    if getattr(ds, "labels", None):  # how the file's classes became -1 / +1
+        payload["labels"] = ds.labels
     payload.update(fields)
     return clean(payload)
 

@@ -120,7 +120,8 @@ def _probe_gurobi() -> tuple[bool, str]:
                 return True, ""
             except gp.GurobiError as exc:
                 if "size-limited" in str(exc):
-                    return True, "size-limited licence (<=200 variables with quadratic terms)"
+                    return True, ("size-limited licence (<=200 variables in all once a "
+                                  "quadratic term is present)")
                 raise
     del out
 

@@ -29,7 +29,8 @@ class SizeLimit:
         if self.rows_plus_cols:
             parts.append(f"rows + columns <= {self.rows_plus_cols}")
         if self.quadratic_variables:
-            parts.append(f"<= {self.quadratic_variables} variables with quadratic terms")
+            parts.append(f"<= {self.quadratic_variables} variables in all once any quadratic "
+                         "term is present")
         return ", ".join(parts)
 
     def exceeded(self, n_vars: int, n_cons: int) -> bool:
