@@ -146,8 +146,8 @@ def run_command(cmd: Any, given: dict[str, Any], items: list[str], json_out: boo
 
 def _help(p: Param) -> str:
     text = p.help
-    choices = p.spec.allowed_choices() if not callable(p.spec.choices) else None
-    if choices and "|" not in text and "one of" not in text:
+    choices = p.spec.allowed_choices()     # a registry's names too: the forms of export
+    if choices and "|" not in text and "one of" not in text.lower():
         text += f" One of: {', '.join(choices)}."
     if p.default is not None and p.base is not bool:
         text += f" (default {p.default})"
