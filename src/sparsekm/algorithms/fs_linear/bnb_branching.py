@@ -24,6 +24,8 @@ from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeSolution, NodeTask
 from sparsekm.solvers import SolverPlan
 
+from .bnb_rules import member
+
 __all__ = ["Strong", "inherited_choice", "strong_branch", "table_data"]
 
 EPS = 1e-6      # the product score's floor on a child gain, relative to |b|
@@ -47,7 +49,7 @@ class Strong:
 def _candidates(sol: NodeSolution, free: np.ndarray, count: int) -> np.ndarray:
     """Up to ``count`` free features of the working set with fractional z, the most
     fractional first (ties: larger score)."""
-    isfree = np.isin(sol.W, free)
+    isfree = member(sol.W, free, sol.score.size)
     Wf, vf = sol.W[isfree], sol.v[isfree]
     frac = np.minimum(vf, 1.0 - vf)
     keep = frac > 1e-6
@@ -128,7 +130,7 @@ def inherited_choice(node: dict[str, Any], sol: NodeSolution, free: np.ndarray,
     age = int(node.get("pc_age", max_age))
     if keys is None or gains is None or keys.size == 0 or age >= max_age:
         return None
-    isfree = np.isin(sol.W, free)
+    isfree = member(sol.W, free, sol.score.size)
     frac = np.minimum(sol.v, 1.0 - sol.v)
     fractional = set(sol.W[isfree & (frac > 1e-6)].tolist())
     table = {int(j): (float(g[0]), float(g[1])) for j, g in zip(keys, gains)}

@@ -106,6 +106,7 @@ class NodeForm:
 
     ref: str = ""
     reuse: tuple[str, ...] = REUSES
+    chunk: int = 1          # nodes per task of the tree search (see TreeProblem.chunk)
 
     def solver_name(self, problem: FSLinearProblem, plan: SolverPlan) -> str:
         """The node solver, named in the result."""
@@ -158,12 +159,15 @@ def top_k_child_bounds(bound: float, phi: np.ndarray, k: int
     At the same alpha, the child "j out" loses j from the free set and the child "j in" moves
     j to F1 with k - 1 left; for j among the k largest, out = g + phi_j - phi_(k+1), in = g;
     for the others, out = g, in = g + phi_(k) - phi_j. Both are certificates of the children
-    (the same weak-duality argument as g), so each is a valid child bound."""
-    order = np.argsort(-phi, kind="stable")
-    pk = phi[order[k - 1]]
-    pk1 = phi[order[k]] if k < phi.size else 0.0
-    top = np.zeros(phi.size, bool)
-    top[order[:k]] = True
+    (the same weak-duality argument as g), so each is a valid child bound. O(size) (two
+    order statistics by selection); a feature tied with phi_(k) = phi_(k+1) gets g either
+    way, so which tied ones count as the k largest does not matter."""
+    nf = phi.size
+    if k >= nf:
+        return np.full(nf, bound), np.full(nf, bound)
+    part = np.partition(phi, (nf - k - 1, nf - k))
+    pk, pk1 = part[nf - k], part[nf - k - 1]
+    top = phi >= pk if pk > pk1 else phi > pk
     out_child = np.where(top, bound + (phi - pk1), bound)
     in_child = np.where(top, bound, bound + (pk - phi))
     return out_child, in_child
