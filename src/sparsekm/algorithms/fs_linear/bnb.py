@@ -49,6 +49,7 @@ from .bnb_rules import (
     NODE_BOUND,
     as_data,
     branch_feature,
+    branching_rule,
     integral_branch,
     member,
     node_form,
@@ -62,6 +63,7 @@ __all__ = ["BRANCHING", "LinearTree", "NodeRules", "ROOT_SEARCHES", "RootSearch"
            "fast_support"]
 
 ROUND_EVERY = 4       # levels between two rounding heuristics with a fast node form
+FAST_CHUNK = 16       # nodes per task with a fast node form
 
 
 def _node(F1: tuple[int, ...] | list[int], free: np.ndarray, n: int, k: int, W: np.ndarray,
@@ -109,14 +111,14 @@ class LinearTree(TreeProblem):
     problem: FSLinearProblem
     plan: SolverPlan
     gap_tol: float = 1e-4
-    branching: str = "fractional"
+    branching: str = "auto"
     extra: int = 30
     root_search: str = "fast"
     search: Search = Search()
     heuristic_share: float = 0.25
     swap_passes: int = 10
     candidates: np.ndarray | None = None
-    node_bound: str = "perspective"
+    node_bound: str = "perspective-active"
     context: dict[str, np.ndarray] = field(default_factory=dict)
     strong_candidates: int = 8
     strong_rounds: int = 25
@@ -130,16 +132,14 @@ class LinearTree(TreeProblem):
 
     def __post_init__(self) -> None:
         self.node_bound, self.form, self.citation = node_form(self.node_bound)
+        fast = self.form.fast(self.problem, self.plan)
+        self.rule = branching_rule(self.branching, fast)
         self.warm_up = partial(_warm_up, self.form)
-        # the rounding heuristic solves an SVM (about 0.5 ms on 20 features of colorectal):
-        # at every node of an interior-point form (5 ms a node), every ROUND_EVERY levels of
-        # a fast one
-        self.round_every = 1 if self.chunk == 1 else ROUND_EVERY
-
-    @property
-    def chunk(self) -> int:  # type: ignore[override]
-        """Nodes per task: the node form's (fast forms send several per message)."""
-        return int(getattr(self.form, "chunk", 1))
+        # a fast form's nodes take about a millisecond: FAST_CHUNK of them per task (a
+        # message costs the driver about 0.4 ms), and the rounding heuristic (an SVM solve,
+        # about 0.5 ms on 20 features of colorectal) every ROUND_EVERY levels
+        self.chunk = FAST_CHUNK if fast else 1
+        self.round_every = ROUND_EVERY if fast else 1
 
     @property
     def node_solver(self) -> str:  # type: ignore[override]
@@ -286,6 +286,8 @@ class LinearTree(TreeProblem):
                                                  cutoff=self.cutoff(inc.ub),
                                                  extra=self.extra, context=self.context),
                                     (inc, node), out)
+            if "probe_pivots" in nb.info:
+                out.stats["probe_pivots"] = nb.info["probe_pivots"]
             if branched is None:
                 return out
             F1, free, k, j, (b_in, b_out), more = branched
@@ -309,8 +311,8 @@ class LinearTree(TreeProblem):
         F1, free, k, b = [int(j) for j in task.F1], task.free, task.k, nb.bound
         bounds: tuple[float, float] = (b, b)
         j, more = None, {}
-        strong = self.branching in ("strong", "reliability")
-        if self.branching == "reliability":
+        strong = self.rule in ("strong", "reliability")
+        if self.rule == "reliability":
             got = inherited_choice(node, nb, free, self.strong_every)
             if got is not None:
                 out.stats["inherited_branchings"] = out.stats.get("inherited_branchings", 0) + 1
@@ -327,10 +329,10 @@ class LinearTree(TreeProblem):
                 return None
             if st.j is not None:
                 j, bounds = st.j, (st.in_bound, st.out_bound)
-                if self.branching == "reliability":
+                if self.rule == "reliability":
                     more = table_data(st.table, st.j, 1)
         if j is None:
-            j = branch_feature(nb, free, "fractional" if strong else self.branching)
+            j = branch_feature(nb, free, "fractional" if strong else self.rule)
         if j is None:         # integral relaxation: its support was just evaluated
             j = integral_branch(nb, free)
         return F1, free, k, j, bounds, more
@@ -371,15 +373,19 @@ class RootSearch:
 class NodeRules:
     """How ``bnb`` bounds and branches a node."""
 
-    node_bound: str = declare.field("perspective", NODE_BOUND)
+    node_bound: str = declare.field("perspective-active", NODE_BOUND)
     extra: int = declare.field(30, "Features beyond the budget in a node relaxation's first "
                                "working set; at most this many enter per round (column "
                                "generation on the node bound's dual).", ge=0, le=100_000)
-    branching: str = declare.field("fractional", "Branching feature: the relaxed z_j closest "
+    branching: str = declare.field("auto", "Branching feature: the relaxed z_j closest "
                                    "to 1/2 (fractional), the largest or the smallest, or "
                                    "strong branching (strong: both children of the "
                                    "strong_candidates most fractional features bounded, the "
-                                   "best product of gains).", choices=BRANCHING)
+                                   "best product of gains; reliability: strong every few "
+                                   "levels, the gains inherited between); auto: strong with "
+                                   "the active-set node bound (its children are bounded from "
+                                   "the node's own state in a few pivots), else fractional.",
+                                   choices=BRANCHING)
     strong_candidates: int = declare.field(8, "Features whose two children strong branching "
                                            "bounds at a node.", ge=1, le=10_000)
 

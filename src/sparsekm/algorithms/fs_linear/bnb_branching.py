@@ -70,25 +70,12 @@ def strong_branch(form: NodeForm, problem: FSLinearProblem, plan: SolverPlan,
     count, rounds = effort
     res = Strong()
     b, cutoff = sol.bound, task.cutoff
-    free, k = task.free, task.k
     eps = EPS * max(abs(b), 1e-12)
     best = -np.inf
-    solves = 0
-    for j in _candidates(sol, free, count):
-        j = int(j)
-        rest = free[free != j]
-        bounds = []
-        for F1, kk in ((task.F1, k), (np.append(task.F1, j), k - 1)):
-            child = NodeTask(F1, rest, kk, ub=task.ub, cutoff=cutoff, W0=sol.W_next,
-                             alpha0=sol.alpha, extra=task.extra, context=task.context,
-                             rounds=rounds)
-            if kk == 0 or rest.size <= kk:            # a leaf: no relaxation to solve
-                bounds.append(b)
-                continue
-            csol = form.solve(problem, plan, child)
-            solves += csol.solves
-            bounds.append(max(b, csol.bound))
-        lo_out, lo_in = bounds
+    cands = _candidates(sol, task.free, count)
+    outs, ins, solves = form.probe(problem, plan, sol, task, cands, rounds)
+    for j, lo_out, lo_in in zip(cands.tolist(), outs.tolist(), ins.tolist()):
+        lo_out, lo_in = max(b, lo_out), max(b, lo_in)
         if lo_out >= cutoff and lo_in >= cutoff:
             out.pruned = min(out.pruned, lo_out, lo_in)
             res.pruned = True

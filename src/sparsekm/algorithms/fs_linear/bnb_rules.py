@@ -19,10 +19,10 @@ from sparsekm.algorithms.tree import Outcome
 from sparsekm.declare import Spec
 from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeSolution, NodeTask
 
-__all__ = ["BRANCHING", "NODE_BOUND", "branch_feature", "member", "node_form", "rounded",
-           "screen"]
+__all__ = ["BRANCHING", "NODE_BOUND", "branch_feature", "branching_rule", "member", "node_form",
+           "rounded", "screen"]
 
-BRANCHING = ("fractional", "largest", "smallest", "strong", "reliability")
+BRANCHING = ("auto", "fractional", "largest", "smallest", "strong", "reliability")
 PROBLEM = "fs-linear"
 
 
@@ -30,10 +30,20 @@ def _node_bound_names() -> tuple[str, ...]:
     return registry.node_bound_names(PROBLEM)
 
 
-NODE_BOUND = Spec("Node bound: a relaxation of (2) with a node form (the perspective "
-                  "relaxation (13) by default; dscomp: (14) with big-M rows from the "
-                  "incumbent; box: (8)); see `sparsekm methods fs-linear`.",
-                  choices=_node_bound_names)
+NODE_BOUND = Spec("Node bound: a relaxation of (2) with a node form (by default "
+                  "perspective-active: the perspective relaxation (13) by the native "
+                  "active-set engine; perspective: the same bound by an interior point; "
+                  "dscomp: (14) with big-M rows from the incumbent; box: (8)); see "
+                  "`sparsekm methods fs-linear`.", choices=_node_bound_names)
+
+
+def branching_rule(rule: str, fast: bool) -> str:
+    """``"auto"``: strong branching when the node form is ``fast`` (its children bounded
+    from the node's own state in a few pivots: the active-set engine), else the fractional
+    rule; any other rule as given."""
+    if rule != "auto":
+        return rule
+    return "strong" if fast else "fractional"
 
 
 def node_form(name: str) -> tuple[str, NodeForm, str]:

@@ -44,8 +44,12 @@ class Driver:
                  path: str | None) -> None:
         self.s, self.plan, self.opts, self.path = search, plan, opts, path
         self.slots = slots
-        self.chunk = max(1, int(getattr(search.problem, "chunk", 1)))
-        self.batch = opts.batch or slots.size * self.chunk
+        # a task carries up to ``chunk`` nodes of a batch (the problem's, for worker
+        # processes only: in this process there is no message to amortise), never more than
+        # the batch spread over the workers
+        chunk = 1 if slots.pool.kind == "serial" else max(1, int(search.problem.chunk))
+        self.batch = opts.batch or slots.size * chunk
+        self.chunk = max(1, min(chunk, -(-self.batch // slots.size)))
         self.depth = 1 if self.batch == 1 else 2
         self.queue: deque[tuple[Batch, int]] = deque()
         self.released = 0

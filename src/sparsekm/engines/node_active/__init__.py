@@ -7,6 +7,8 @@ one pivot (the maximiser of the quadratic model on the current partition), :mod:
 null-space linear algebra.
 """
 
-from .solve import LIMIT, NUMERIC, OPTIMAL, PRUNED, node_active_set, repair
+from .partition import repair
+from .probe import probe
+from .solve import LIMIT, NUMERIC, OPTIMAL, PRUNED, node_active_set
 
-__all__ = ["LIMIT", "NUMERIC", "OPTIMAL", "PRUNED", "node_active_set", "repair"]
+__all__ = ["LIMIT", "NUMERIC", "OPTIMAL", "PRUNED", "node_active_set", "probe", "repair"]

@@ -15,7 +15,7 @@ from numba import njit
 __all__ = ["reduced_solve"]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def reduced_solve(R, g):
     """p with R p = g for the small symmetric positive semidefinite reduced Hessian R, by
     Cholesky with a relative shift of 1e-12 (a flat direction then gives a long step that

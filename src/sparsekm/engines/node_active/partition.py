@@ -22,7 +22,7 @@ FLOOR = 1e-6          # ... relative to the step's size plus FLOOR x the thresho
 FAST = {"contract", "reassoc"}
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def repair(a0, y, C):
     """``a0`` clipped to [0, C] and scaled down on the heavier class: y'alpha = 0."""
     a = np.minimum(np.maximum(a0, 0.0), C)
@@ -40,7 +40,7 @@ def repair(a0, y, C):
     return a
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def kth_abs(v, k):
     """The k-th largest |v| (k >= 1; 0 when v has fewer entries), by selection (O(size))."""
     if k > v.size or k <= 0:
@@ -48,7 +48,7 @@ def kth_abs(v, k):
     return np.partition(np.abs(v), v.size - k)[v.size - k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def identify(sv, sg, st, nW, k):
     """The feature partition over W read off s: A above the k-th |s| (the threshold r), T at
     it (relative TIE_TOL), N below. Returns (r, kappa = k - |A|)."""
@@ -67,7 +67,7 @@ def identify(sv, sg, st, nW, k):
     return r, k - na
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def samples(a, C):
     """The sample partition read off alpha (relative 1e-12 of C)."""
     ast = np.zeros(a.size, np.int8)
@@ -79,7 +79,7 @@ def samples(a, C):
     return ast
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _ratio(h0, h1, best, tol):
     """The step t at which h0 + t h1 reaches 0 (h0 <= 0 up to round-off), if below ``best``;
     h1 <= ``tol`` does not block (a constraint that the direction only grazes by round-off,
@@ -91,7 +91,7 @@ def _ratio(h0, h1, best, tol):
     return best, False
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def step(a, d, sv, ds, state):
     """The ratio test along (d, dr) from (alpha, r), ``state = (ast, st, sg, nW, r, dr, tied,
     C, frozen)`` (frozen features never block: ties found dependent on the others, e.g. a
@@ -135,7 +135,7 @@ def step(a, d, sv, ds, state):
     return t, kind, idx, sgn, idx2
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def threshold(sv, st, nW, r, tied):
     """The k-th value of the partition: r with ties, else the least |s| over A."""
     if tied:
@@ -147,7 +147,7 @@ def threshold(sv, st, nW, r, tied):
     return low
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def full_pass(Qt, free, a, s_free):
     """s over all free features: one product with Qt (BLAS) when most features are free."""
     if 2 * free.size >= Qt.shape[0]:
@@ -158,7 +158,7 @@ def full_pass(Qt, free, a, s_free):
         correlations(Qt, free, a, s_free)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def price(Qt, free, a, ws, thr):
     """A pricing pass, ``ws = (s_free, inW, Wf, st, sv, sg, nW, kappa, omega)``: s over all
     free features, and the working set grown by those above ``thr`` (to A when fewer than
@@ -186,7 +186,7 @@ def price(Qt, free, a, ws, thr):
     return nW, entered, kappa - entered if to_a else kappa, not to_a
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def certificate(Qt, F1, a, s_free, k):
     """g(alpha) of :mod:`.solve` from s over the free features."""
     cF = np.empty(F1.size)

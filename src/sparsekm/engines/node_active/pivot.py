@@ -32,7 +32,7 @@ FAST = {"contract", "reassoc"}
 RAY = 10.0            # a step of more than RAY x C in a coordinate is a ray: cut to this
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def correlations(Qt, feats, a, out):
     """out_f = q_f'a for the features ``feats`` (s_j of the module docstring)."""
     for f in range(feats.size):
@@ -43,7 +43,7 @@ def correlations(Qt, feats, a, out):
         out[f] = acc
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def gradient(Qt, FA, vid, nz, a, rk):
     """grad q at alpha (in the variables ``vid[:nz]``; sample i, or m for r): 1 - (G G'
     alpha)_i, and -kappa r; ``rk = (r, kappa)``."""
@@ -64,7 +64,7 @@ def gradient(Qt, FA, vid, nz, a, rk):
     return g
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def model_value(Qt, FA, a, r, kappa):
     """q(alpha, r): the node dual on the partition (= g over the working set when the
     partition holds at alpha)."""
@@ -73,7 +73,7 @@ def model_value(Qt, FA, a, r, kappa):
     return a.sum() - 0.5 * (c @ c) - 0.5 * kappa * r * r
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def direction(Qt, FA, lin, a, rk, cap):
     """The step dz (in ``vid`` order) to the maximiser of q on the manifold, ``lin = (Q, R,
     vid, nz, nc, res)`` with ``res = e - E z`` the constraints' residual at the current point
@@ -143,7 +143,7 @@ def direction(Qt, FA, lin, a, rk, cap):
     return dz, big <= 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def multipliers(Q, R, nz, nc, g):
     """lambda with E' lambda = g in the range of E' (R lambda = Q1'g): exact where g is
     stationary on the manifold; lambda[0] = b, lambda[1 + t] = u of the t-th tie."""
@@ -161,7 +161,7 @@ def multipliers(Q, R, nz, nc, g):
     return w
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def margins(Qt, y, FA, ties, lam, a):
     """f_i = y_i (x_i'w + b) of the relaxation's hyperplane, every sample: w_j = q_j'alpha on
     F1 u A, u_j on T (``ties``, u = lam[1:]), b = lam[0]."""
@@ -181,7 +181,7 @@ def margins(Qt, y, FA, ties, lam, a):
     return f
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def constraint_column(Qt, y, vid, nz, feat, sign):
     """Column of E' for y'alpha = 0 (``feat`` < 0) or the tie sigma q_feat'alpha = r."""
     m = y.size
@@ -195,7 +195,7 @@ def constraint_column(Qt, y, vid, nz, feat, sign):
     return col
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def variable_row(Qt, y, sample, cons, signs):
     """Row of E' for the variable alpha_sample (or r when sample = m) over the constraints
     ``cons`` (feature of each tie, -1 for y'alpha = 0) with their ``signs``."""

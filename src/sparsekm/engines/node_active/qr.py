@@ -25,7 +25,7 @@ __all__ = ["add_constraint", "add_variable", "drop_constraint", "drop_variable",
            "householder"]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _givens(a, b):
     """(c, s) with [c s; -s c] (a, b)' = (hypot(a, b), 0)'."""
     if b == 0.0:
@@ -34,7 +34,7 @@ def _givens(a, b):
     return a / h, b / h
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rotate_rows(M, i, j, c, s, lo, hi):
     """Rows i, j of M (columns lo..hi-1) <- [c s; -s c] [row i; row j]."""
     for t in range(lo, hi):
@@ -43,7 +43,7 @@ def _rotate_rows(M, i, j, c, s, lo, hi):
         M[j, t] = -s * u + c * v
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rotate_cols(M, i, j, c, s, n):
     """Columns i, j of M (rows 0..n-1) <- [col i, col j] [c -s; s c] (keeps Q [R; 0])."""
     for t in range(n):
@@ -52,7 +52,7 @@ def _rotate_cols(M, i, j, c, s, n):
         M[t, j] = -s * u + c * v
 
 
-@njit(cache=True, fastmath={"contract", "reassoc"})
+@njit(cache=True, fastmath={"contract", "reassoc"}, error_model="numpy")
 def householder(E, Q, R):
     """E' = Q [R; 0] from scratch into ``Q``, ``R`` (leading blocks), for E (nc, nz) given by
     rows (each row of E is a column of E', so every loop runs over contiguous memory); ``E``
@@ -101,7 +101,7 @@ def householder(E, Q, R):
     return nc
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def add_constraint(Q, R, nz, nc, col):
     """Append ``col`` (nz) as column nc of E'; returns |R[nc, nc]| (0: dependent)."""
     w = np.zeros(nz)
@@ -120,7 +120,7 @@ def add_constraint(Q, R, nz, nc, col):
     return abs(w[nc])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def drop_constraint(Q, R, nz, nc, p):
     """Delete column p of E' (nc columns before)."""
     for j in range(p, nc - 1):                 # shift columns left
@@ -135,7 +135,7 @@ def drop_constraint(Q, R, nz, nc, p):
         _rotate_cols(Q, j, j + 1, c, s, nz)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def add_variable(Q, R, nz, nc, row):
     """Append ``row`` (nc) as row nz of E' (a new variable); Q grows to nz + 1."""
     for t in range(nz):
@@ -152,7 +152,7 @@ def add_variable(Q, R, nz, nc, row):
         _rotate_cols(Q, i, nz, c, s, nz + 1)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def drop_variable(Q, R, nz, nc, p):
     """Delete row p of E' (a variable fixed at a bound); Q shrinks to nz - 1. Needs the other
     rows to keep rank nc."""
@@ -178,7 +178,7 @@ def drop_variable(Q, R, nz, nc, p):
     _fix_diagonal(R, nc)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rot_last(R, i, c, s, nc):
     """Rotation of rows (i, nc) when row nc of [R; 0] is zero: row i scales by c, and the
     zero row becomes -s row i (kept as R's row nc for the shift that follows)."""
@@ -188,7 +188,7 @@ def _rot_last(R, i, c, s, nc):
         R[nc, t] = -s * u
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _fix_diagonal(R, nc):
     """After a row deletion R's rows hold the upper Hessenberg H[1:]: triangular already."""
     for i in range(nc):

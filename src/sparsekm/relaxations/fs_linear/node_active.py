@@ -20,12 +20,19 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sparsekm.engines.node_active import LIMIT, NUMERIC, OPTIMAL, PRUNED, node_active_set
+from sparsekm.engines.node_active import (
+    LIMIT,
+    NUMERIC,
+    OPTIMAL,
+    PRUNED,
+    node_active_set,
+    probe,
+)
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.registry import register, with_node_form
 from sparsekm.solvers import Result, SolverPlan
 
-from .node import PerspectiveNode, solve_node_task
+from .node import NATIVE_MAX_M, PerspectiveNode, solve_node_task
 from .node_form import NodeForm, NodeSolution, NodeTask, top_k_child_bounds
 
 __all__ = ["ActiveSetNode", "ENGINE", "active_node_task", "scaled_rows"]
@@ -33,9 +40,11 @@ __all__ = ["ActiveSetNode", "ENGINE", "active_node_task", "scaled_rows"]
 ENGINE = "sparsekm node-active-set"
 MAX_PIVOTS = 2000     # per node solve (the measured median on colorectal is about 30)
 OMEGA = 0.8           # features within this fraction of the threshold are in the working set
-CHUNK = 16            # nodes per task: a node takes about a millisecond, a message about 0.4
+PROBE_PIVOTS = 8      # pivots per child of strong branching (probes from the node's state)
+MAX_M = NATIVE_MAX_M  # more samples: each pivot is O(m^2); the interior point with shrinking
 STATUS = {OPTIMAL: "optimal", PRUNED: "cutoff", LIMIT: "pivot limit", NUMERIC: "degenerate"}
 _ROWS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+_NORMS: dict[tuple[str, int], np.ndarray] = {}
 
 
 def scaled_rows(problem: FSLinearProblem) -> np.ndarray:
@@ -58,7 +67,7 @@ def active_node_task(problem: FSLinearProblem, task: NodeTask, alpha0: np.ndarra
     F1 = np.asarray(task.F1, np.int64)
     free = np.asarray(task.free, np.int64)
     W0 = np.zeros(0, np.int64) if task.W0 is None else np.asarray(task.W0, np.int64)
-    a, bound, status, pivots, prices, W, v, s_free, W_next = node_active_set(
+    a, bound, status, pivots, prices, W, v, s_free, W_next, state, at = node_active_set(
         Qt, problem.y, float(problem.C), (F1, free, int(task.k)),
         (np.asarray(alpha0, float), W0),
         (float(task.cutoff), int(max_pivots), OMEGA, int(task.extra)))
@@ -66,9 +75,22 @@ def active_node_task(problem: FSLinearProblem, task: NodeTask, alpha0: np.ndarra
     score[free] = s_free * s_free
     if F1.size:
         score[F1] = (Qt[F1] @ a) ** 2
-    sol = NodeSolution(float(bound), a, score, v, W, 1, STATUS[int(status)], W_next,
-                       {"pivots": int(pivots), "pricing": int(prices)})
+    info = {"pivots": int(pivots), "pricing": int(prices)}
+    if at:          # the engine's final state is at alpha: strong branching forks it
+        info["state"] = (state, s_free, (F1.size, free.size, int(task.k)))
+    sol = NodeSolution(float(bound), a, score, v, W, 1, STATUS[int(status)], W_next, info)
     return sol, int(status)
+
+
+def column_norms(problem: FSLinearProblem) -> np.ndarray:
+    """||q_j|| = ||x_j|| for every feature (the probes' bound on the features they skip)."""
+    Qt = scaled_rows(problem)
+    key = ("norms", id(Qt))
+    hit = _NORMS.get(key)
+    if hit is None:
+        _NORMS.clear()
+        hit = _NORMS[key] = np.sqrt((Qt * Qt).sum(axis=1))
+    return hit
 
 
 @dataclass(frozen=True)
@@ -80,16 +102,22 @@ class ActiveSetNode(NodeForm):
 
     ref = "(13), Lemma 4.3: its dual in the m margin multipliers, by an active-set method"
     reuse = ("multipliers",)
-    chunk = CHUNK
+    probe_pivots: int = PROBE_PIVOTS
     pivots_per_round: int = 4
 
     def solver_name(self, problem: FSLinearProblem, plan: SolverPlan) -> str:
-        return ENGINE if plan.relax_solver is None else PerspectiveNode().solver_name(
-            problem, plan)
+        if self.fast(problem, plan):
+            return ENGINE
+        return PerspectiveNode().solver_name(problem, plan)
+
+    def fast(self, problem: FSLinearProblem, plan: SolverPlan) -> bool:
+        """The engine bounds the nodes (no solver named, m <= MAX_M): about a millisecond a
+        node, and strong branching's children from the node's own state."""
+        return plan.relax_solver is None and problem.m <= MAX_M
 
     def solve(self, problem: FSLinearProblem, plan: SolverPlan, task: NodeTask
               ) -> NodeSolution:
-        if plan.relax_solver is not None:                 # a named solver: the SOCP path
+        if not self.fast(problem, plan):                  # the interior point's path
             return solve_node_task(problem, plan, task)
         if task.alpha0 is None:                           # no multipliers: the root
             first = solve_node_task(problem, plan, task)
@@ -112,6 +140,28 @@ class ActiveSetNode(NodeForm):
     def child_bounds(self, sol: NodeSolution, task: NodeTask
                      ) -> tuple[np.ndarray, np.ndarray]:
         return top_k_child_bounds(sol.bound, 0.5 * sol.score[task.free], task.k)
+
+    def probe(self, problem: FSLinearProblem, plan: SolverPlan, sol: NodeSolution,
+              task: NodeTask, cands: np.ndarray, rounds: int
+              ) -> tuple[np.ndarray, np.ndarray, int]:
+        """The children's bounds from the engine's final state at the node (no new
+        factorisation: :func:`~sparsekm.engines.node_active.probe`), at most
+        ``pivots_per_round`` x ``rounds`` pivots each; the generic per-child solves when the
+        node was changed since (fixings), a child is a leaf, or the state is not at alpha."""
+        held = sol.info.get("state")
+        k, free = task.k, task.free
+        same = held is not None and held[2] == (task.F1.size, free.size, k)
+        if not same or k <= 1 or free.size - 1 <= k or cands.size == 0:
+            return super().probe(problem, plan, sol, task, cands, rounds)
+        state, s_free, _ = held
+        outs, ins, pivots = probe(
+            scaled_rows(problem), problem.y, float(problem.C),
+            (np.asarray(task.F1, np.int64), np.asarray(free, np.int64), int(k)),
+            (state, sol.alpha, s_free), np.asarray(cands, np.int64),
+            (max(1, min(self.probe_pivots, self.pivots_per_round * rounds)), OMEGA,
+             column_norms(problem)))
+        sol.info["probe_pivots"] = sol.info.get("probe_pivots", 0) + int(pivots)
+        return outs, ins, 2 * int(cands.size)
 
 
 def _warm_up() -> None:

@@ -106,11 +106,16 @@ class NodeForm:
 
     ref: str = ""
     reuse: tuple[str, ...] = REUSES
-    chunk: int = 1          # nodes per task of the tree search (see TreeProblem.chunk)
 
     def solver_name(self, problem: FSLinearProblem, plan: SolverPlan) -> str:
         """The node solver, named in the result."""
         return plan.relax_solver or "default-socp"
+
+    def fast(self, problem: FSLinearProblem, plan: SolverPlan) -> bool:
+        """True when a node costs about a millisecond and :meth:`probe` bounds children
+        from the node's own state: the search then sends several nodes per task, rounds
+        less often and branches strongly by default (``branching="auto"``)."""
+        return False
 
     def prepare(self, problem: FSLinearProblem, plan: SolverPlan, ub: float
                 ) -> dict[str, np.ndarray]:
@@ -128,6 +133,30 @@ class NodeForm:
         """(bound of the child j fixed out, bound of the child j fixed in) for each j of
         ``task.free``, each certified at ``sol.alpha``; None when the form has no fixing rule."""
         return None
+
+    def probe(self, problem: FSLinearProblem, plan: SolverPlan, sol: NodeSolution,
+              task: NodeTask, cands: np.ndarray, rounds: int
+              ) -> tuple[np.ndarray, np.ndarray, int]:
+        """Strong branching's child bounds: for each j of ``cands`` (free at ``task``, whose
+        solution is ``sol``) the certified bounds of "j out" and "j in", each child solved
+        from the node's multipliers and working set with at most ``rounds`` rounds; a leaf
+        child (budget 0, or no more free features than budget) gets ``sol.bound``. Returns
+        (out bounds, in bounds, solves)."""
+        outs, ins = np.full(cands.size, sol.bound), np.full(cands.size, sol.bound)
+        solves = 0
+        for c, j in enumerate(cands.tolist()):
+            rest = task.free[task.free != j]
+            for side, (F1, kk) in enumerate(((task.F1, task.k),
+                                            (np.append(task.F1, j), task.k - 1))):
+                if kk == 0 or rest.size <= kk:
+                    continue
+                child = NodeTask(F1, rest, kk, ub=task.ub, cutoff=task.cutoff,
+                                 W0=sol.W_next, alpha0=sol.alpha, extra=task.extra,
+                                 context=task.context, rounds=rounds)
+                csol = self.solve(problem, plan, child)
+                solves += csol.solves
+                (ins if side else outs)[c] = csol.bound
+        return outs, ins, solves
 
 
 def feasible_alpha(problem: FSLinearProblem, alpha: np.ndarray) -> np.ndarray:
