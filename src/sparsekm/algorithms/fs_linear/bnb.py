@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from sparsekm import declare
 from sparsekm.algorithms.tree import (
     Outcome,
     RootContext,
@@ -44,9 +43,10 @@ from sparsekm.specs import GAP_TOL
 from .bnb_branching import inherited_choice, strong_branch, table_data
 from .bnb_heuristics import ROOT_SEARCHES, Incumbent, fast_support, root_incumbent, support_value
 from .bnb_heuristics import RootContext as HeuristicContext
+from .bnb_options import NodeRules, RootSearch, tree_report
+from .bnb_pairs import PAIR_LIMIT, merge, pair_cuts, split
 from .bnb_rules import (
     BRANCHING,
-    NODE_BOUND,
     as_data,
     branch_feature,
     branching_rule,
@@ -290,17 +290,43 @@ class LinearTree(TreeProblem):
                 out.stats["probe_pivots"] = nb.info["probe_pivots"]
             if branched is None:
                 return out
-            F1, free, k, j, (b_in, b_out), more = branched
-            rest = free[free != j]
+            F1, free, k, j, bounds, more = branched
             W = nb.W_next if "working_set" in self.form.reuse else np.zeros(0, np.int32)
-            out.children = [(b_in, _node(tuple(F1) + (j,), rest, n, k - 1, W, nb.alpha,
-                                         depth + 1, **more)),
-                            (b_out, _node(F1, rest, n, k, W, nb.alpha, depth + 1, **more))]
+            kids, cuts = self._children(nb, (F1, free, k), j, (node, self.cutoff(inc.ub)),
+                                        out)
+            for kid, b_kid in zip(kids, bounds):
+                if kid is None:                        # emptied by the pairwise cuts
+                    out.pruned = min(out.pruned, self.cutoff(inc.ub))
+                elif not self._leaf(inc, *kid):
+                    out.children.append((b_kid, _node(kid[0], kid[1], n, kid[2], W, nb.alpha,
+                                                      depth + 1, **more, **cuts)))
             return out
         finally:
             out.solutions = inc.solutions
             out.stats["supports_evaluated"] = inc.evaluated
             out.stats["closed_nodes"] = int(not out.children)   # pruned, fixed away, leaf
+
+    def _children(self, nb: Any, node: tuple[list[int], np.ndarray, int], j: int,
+                  at: tuple[dict[str, Any], float], out: Outcome
+                  ) -> tuple[list[Any], dict[str, Any]]:
+        """The children (j in, j out) of ``node = (F1, free, k)`` with the fixings of the
+        pairwise cuts (:mod:`.bnb_pairs`: this node's, for forms with the perspective's
+        fixing rule, and the inherited ones) and the cuts they inherit; ``at = (node data,
+        cutoff)``."""
+        F1, free, k = node
+        data, cutoff = at
+        if not self.form.pairs:
+            rest = free[free != j]
+            return [(F1 + [j], rest, k - 1), (F1, rest, k)], {}
+        phi = 0.5 * nb.score[free]
+        cand = free[np.argsort(-phi)[:PAIR_LIMIT]] if free.size > PAIR_LIMIT else free
+        new = pair_cuts(nb.bound, phi, free, k, cutoff, np.sort(cand))
+        cuts = merge(data, new, free)
+        kids, fixed = split(cuts, node, j)
+        out.stats["pair_cuts"] = out.stats.get("pair_cuts", 0) + sum(
+            len(v) for v in new.values())
+        out.stats["pair_fixed"] = out.stats.get("pair_fixed", 0) + fixed
+        return kids, cuts
 
     def _branch(self, nb: Any, task: NodeTask, at: tuple[Incumbent, dict[str, Any]],
                 out: Outcome) -> tuple[Any, ...] | None:
@@ -350,49 +376,6 @@ class LinearTree(TreeProblem):
         return polished if polished.objective < res.objective else res
 
 
-@dataclass(frozen=True)
-class RootSearch:
-    """The root incumbent of ``bnb``: which heuristic, and its share of the time limit."""
-
-    root_search: str = declare.field(
-        "fast", "Root incumbent: fast (the native swap search), local-bnb (Algorithm 1's "
-        "restricted problem by this branch and bound), local-search / kernel-search (paper D's "
-        "Algorithm 1 / 2 ranked by the root relaxation), or none.", choices=ROOT_SEARCHES)
-    heuristic_share: float = declare.field(0.25, "Share of the time limit the root heuristic "
-                                           "may use.", gt=0, le=1)
-    polish_candidates: int = declare.field(200, "Each new incumbent is polished by fast's "
-                                           "swap search with this many outside features "
-                                           "(ranked by dual correlation) per step; 0: off.",
-                                           ge=0, le=100_000)
-
-    def __post_init__(self) -> None:
-        declare.check_fields(self)
-
-
-@dataclass(frozen=True)
-class NodeRules:
-    """How ``bnb`` bounds and branches a node."""
-
-    node_bound: str = declare.field("perspective-active", NODE_BOUND)
-    extra: int = declare.field(30, "Features beyond the budget in a node relaxation's first "
-                               "working set; at most this many enter per round (column "
-                               "generation on the node bound's dual).", ge=0, le=100_000)
-    branching: str = declare.field("auto", "Branching feature: the relaxed z_j closest "
-                                   "to 1/2 (fractional), the largest or the smallest, or "
-                                   "strong branching (strong: both children of the "
-                                   "strong_candidates most fractional features bounded, the "
-                                   "best product of gains; reliability: strong every few "
-                                   "levels, the gains inherited between); auto: strong with "
-                                   "the active-set node bound (its children are bounded from "
-                                   "the node's own state in a few pivots), else fractional.",
-                                   choices=BRANCHING)
-    strong_candidates: int = declare.field(8, "Features whose two children strong branching "
-                                           "bounds at a node.", ge=1, le=10_000)
-
-    def __post_init__(self) -> None:
-        declare.check_fields(self)
-
-
 @register("fs-linear", "method", "bnb",
           paper="Bertsimas, Pauphilet & Van Parys (2021); Hazimeh, Mazumder & Saab (2022)",
           ref="branch and bound with the dual of (13) per node", warm_up=_warm_up)
@@ -431,21 +414,3 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
                         node_bound=node.node_bound, strong_candidates=node.strong_candidates,
                         polish_candidates=root.polish_candidates, run_clock=plan.clock)
     return tree_report(run(linear, plan, tree))
-
-
-def tree_report(res: Result) -> Result:
-    """The tree's summary as L0BnB and Bertsimas, Pauphilet & Van Parys report theirs, in
-    ``extra``: the root node's bound (with the first incumbent) and its gap to the final
-    incumbent (``root_gap``), the share of bounded nodes closed without children (pruned by
-    their bound, fixed away, or leaves: ``pruned_fraction``) and nodes per second of the tree
-    phase (``nodes_per_s``)."""
-    ex = res.extra
-    nodes = int(ex.get("nodes", 0))
-    root = ex.get("root_node_bound", ex.get("root_bound"))
-    if root is not None and res.objective is not None:
-        ex["root_node_bound"] = float(root)
-        ex["root_gap"] = relative_gap(res.objective, float(root))
-    ex["pruned_fraction"] = ex.get("closed_nodes", 0) / nodes if nodes else None
-    tree_s = (res.time_s or 0.0) - float(ex.get("root_s") or 0.0)
-    ex["nodes_per_s"] = nodes / tree_s if nodes and tree_s > 0 else None
-    return res

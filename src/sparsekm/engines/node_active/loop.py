@@ -52,6 +52,7 @@ OPTIMAL, PRUNED, LIMIT, NUMERIC, WORKING = 0, 1, 2, 3, 4
 DROP_TOL = 1e-9       # a multiplier (z_j outside [0, 1], a bound margin) violated by more
 REFACTOR = 64         # updates of the QR factors between two factorisations from scratch
 PRICE_EVERY = 25      # pivots between two pricing passes (each certifies; the best is kept)
+CUTOFF_EVERY = 4      # pivots between two looks at the model value against the cutoff
 
 
 @njit(cache=True, error_model="numpy")
@@ -250,8 +251,9 @@ def run(Qt, y, C, node, S, work):
                 continue
         FA = _above(F1, S)
         tied = S.ints[NC] > 1
-        if pricing and (pivots % PRICE_EVERY == 0 or model_value(
-                Qt, FA, S.a, S.r[0] if tied else 0.0, S.ints[KAPPA]) >= cutoff):
+        if pricing and (pivots % PRICE_EVERY == 0 or (
+                pivots % CUTOFF_EVERY == 0 and cutoff < np.inf and model_value(
+                    Qt, FA, S.a, S.r[0] if tied else 0.0, S.ints[KAPPA]) >= cutoff)):
             entered, g = priced(Qt, y, C, node, S, (s_free, omega))
             prices += 1
             if g > best_g:

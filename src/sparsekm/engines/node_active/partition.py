@@ -173,16 +173,17 @@ def price(Qt, free, a, ws, thr):
     if entered == 0:
         return nW, 0, kappa, False
     to_a = entered <= kappa - 1
-    for f in range(free.size):
-        j = free[f]
-        v = abs(s_free[f])
-        if inW[j] or v < omega * thr:
-            continue
-        above = v > thr * (1 + PRICE_TOL)
-        Wf[nW], sv[nW], sg[nW] = j, s_free[f], 1.0 if s_free[f] >= 0 else -1.0
-        st[nW] = 2 if above and to_a else 0
-        inW[j] = True
-        nW += 1
+    for near in (False, True):            # the features above thr first (capacity)
+        for f in range(free.size):
+            j = free[f]
+            v = abs(s_free[f])
+            above = v > thr * (1 + PRICE_TOL)
+            if inW[j] or v < omega * thr or above == near or nW >= Wf.size:
+                continue
+            Wf[nW], sv[nW], sg[nW] = j, s_free[f], 1.0 if s_free[f] >= 0 else -1.0
+            st[nW] = 2 if above and to_a else 0
+            inW[j] = True
+            nW += 1
     return nW, entered, kappa - entered if to_a else kappa, not to_a
 
 

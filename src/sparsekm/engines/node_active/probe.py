@@ -24,6 +24,8 @@ from .state import KAPPA, NC, NW, NZ, UPDATES, copy_state, read_partition, remov
 
 __all__ = ["probe"]
 
+BAND = 0.5            # outside features with |s_j| above this x the k-th: computed exactly
+
 
 @njit(cache=True, error_model="numpy")
 def _fork(Qt, C, S0, j, side, k):
@@ -68,60 +70,75 @@ def _fork(Qt, C, S0, j, side, k):
 @njit(cache=True, error_model="numpy")
 def _bound(Qt, y, C, child, S, ref):
     """g of the child ``child = (F1, free, k)`` at the state's repaired alpha when the
-    features outside the working set cannot reach its k largest, ``ref = (alpha_ref,
-    outside, norm_max)`` (module docstring); None (nan) when they might."""
+    features outside the working set cannot reach its k largest, ``ref = (alpha_ref, band,
+    rest, norm_max)``: the ``band`` features (outside W, near the threshold) computed
+    exactly, the others bounded by ``rest`` + norm_max ||alpha - alpha_ref|| (module
+    docstring); nan when they might reach the k largest."""
     F1, free, k = child
-    a_ref, outside, norm_max = ref
+    a_ref, band, rest, norm_max = ref
     a = repair(S.a, y, C)
-    delta = np.sqrt(np.sum((a - a_ref) ** 2))
     nW = S.ints[NW]
-    if nW < k:
+    if nW + band.size < k:
         return np.nan
-    s = np.empty(nW)
-    correlations(Qt, S.Wf[:nW], a, s)
-    s2 = np.partition(s * s, nW - k)
-    reach = outside + norm_max * delta
-    if reach * reach > s2[nW - k]:
+    s = np.empty(nW + band.size)
+    correlations(Qt, S.Wf[:nW], a, s[:nW])
+    correlations(Qt, band, a, s[nW:])
+    s2 = np.partition(s * s, s.size - k)
+    reach = rest + norm_max * np.sqrt(np.sum((a - a_ref) ** 2))
+    if reach * reach > s2[s.size - k]:
         return np.nan
     cF = np.empty(F1.size)
     correlations(Qt, F1, a, cF)
-    return a.sum() - 0.5 * (cF @ cF) - 0.5 * s2[nW - k:].sum()
+    return a.sum() - 0.5 * (cF @ cF) - 0.5 * s2[s.size - k:].sum()
 
 
 @njit(cache=True, error_model="numpy")
-def _outside(free, inW, s_free):
-    """The largest |s_j| over the free features outside the working set."""
-    out = 0.0
+def _outside(free, inW, s_free, cut):
+    """The free features outside the working set with |s_j| >= ``cut`` (the band), and the
+    largest |s_j| of the others."""
+    rest = 0.0
+    band = np.empty(free.size, np.int64)
+    nb = 0
     for f in range(free.size):
-        if not inW[free[f]]:
-            out = max(out, abs(s_free[f]))
-    return out
+        if inW[free[f]]:
+            continue
+        v = abs(s_free[f])
+        if v >= cut:
+            band[nb] = free[f]
+            nb += 1
+        else:
+            rest = max(rest, v)
+    return band[:nb].copy(), rest
 
 
 @njit(cache=True, error_model="numpy")
 def _child(Qt, y, C, child, S, ref):
-    """The best certified bound of the child within ``cap`` pivots, ``ref = (alpha_ref, s
-    over the parent's free features (the node's free set ``free0``), norm_max, cap, omega,
-    free0)``: pivots two at a time, each point certified by :func:`_bound`, or by a pricing
-    pass (which also brings the features above the threshold in) when the outside features
-    might reach the k largest. Returns (bound, pivots)."""
-    a_ref, s_ref, norm_max, cap, omega, free0 = ref
+    """The best certified bound of the child within ``cap`` pivots, ``ref = (alpha_ref,
+    (band, rest) outside the working set, norm_max, cap, omega)``: pivots in groups of at
+    most four (two halves of a small cap), the point after each certified by
+    :func:`_bound`, or by a pricing pass (which also brings the features above the
+    threshold in) when the outside features might reach the k largest. Returns (bound,
+    pivots)."""
+    a_ref, outside, norm_max, cap, omega = ref
+    band, rest = outside
     free = child[1]
-    outside = _outside(free0, S.inW, s_ref)
-    s_child = np.empty(free.size)
     best, done, status = -np.inf, 0, -1
+    every = max(2, min(4, (cap + 1) // 2))
     while True:
-        b = _bound(Qt, y, C, child, S, (a_ref, outside, norm_max))
-        entered = 0
-        if np.isnan(b):
-            entered, b = priced(Qt, y, C, child, S, (s_child, omega))
-            a_ref, outside = S.a.copy(), _outside(free, S.inW, s_child)
-        best = max(best, b)
-        if done >= cap or (status == WORKING and entered == 0):
-            return best, done       # the cap, or the child's optimum (nothing enters)
+        if done > 0:
+            b = _bound(Qt, y, C, child, S, (a_ref, band, rest, norm_max))
+            entered = 0
+            if np.isnan(b):
+                s_child = np.empty(free.size)
+                entered, b = priced(Qt, y, C, child, S, (s_child, omega))
+                a_ref = S.a.copy()
+                band, rest = _outside(free, S.inW, s_child, np.inf)
+            best = max(best, b)
+            if done >= cap or (status == WORKING and entered == 0):
+                return best, done   # the cap, or the child's optimum (nothing enters)
         status, pivots, _, _, _, _, _ = run(Qt, y, C, child, S, (
-            s_child, np.inf, min(2, cap - done), omega, False))
-        done += pivots
+            np.empty(0), np.inf, min(every, cap - done), omega, False))
+        done += max(pivots, 1)
 
 
 @njit(cache=True, error_model="numpy")
@@ -137,16 +154,19 @@ def probe(Qt, y, C, node, parent, cands, opts):
     norm_max = 0.0
     for f in range(free.size):
         norm_max = max(norm_max, norms[free[f]])
+    thr = np.partition(np.abs(s_free), s_free.size - k)[s_free.size - k]
+    band, rest = _outside(free, S0.inW, s_free, BAND * thr)
     outs, ins = np.empty(cands.size), np.empty(cands.size)
     total = 0
     for c in range(cands.size):
         j = cands[c]
         freec = free[free != j]
+        bandc = band[band != j]
         for side in (0, 1):
             S = _fork(Qt, C, S0, j, side, k)
             F1c = F1 if side == 0 else np.append(F1, j)
             best, pivots = _child(Qt, y, C, (F1c, freec, k - side), S,
-                                  (a0, s_free, norm_max, cap, omega, free))
+                                  (a0, (bandc, rest), norm_max, cap, omega))
             total += pivots
             if side == 0:
                 outs[c] = best

@@ -28,10 +28,12 @@ import numpy as np
 from numba import njit
 
 from .loop import LIMIT, NUMERIC, OPTIMAL, PRUNED, WORKING, run
-from .partition import certificate, full_pass, kth_abs, repair
+from .partition import certificate, full_pass, repair
 from .state import NW, new_state, read_partition
 
 __all__ = ["LIMIT", "NUMERIC", "OPTIMAL", "PRUNED", "WORKING", "node_active_set"]
+
+MIN_CAPACITY = 512    # the working set holds at most max(this, 4 (k + m + extra)) features
 
 
 @njit(cache=True, error_model="numpy")
@@ -40,11 +42,12 @@ def _near(s_free, k, omega, extra):
     within omega of the k-th (by selection, O(|free|))."""
     nf = s_free.size
     absv = np.abs(s_free)
-    thr = kth_abs(s_free, k)
-    cut = omega * thr
-    if k + extra < nf:
-        cut = min(cut, np.partition(absv, nf - k - extra)[nf - k - extra])
-    return absv >= cut
+    if k + extra >= nf:
+        return absv >= 0.0
+    part = np.partition(absv, nf - k - extra)          # one selection over all features,
+    top = part[nf - k - extra:]                         # the k-th largest among the rest
+    thr = np.partition(top, top.size - k)[top.size - k]
+    return absv >= min(omega * thr, part[nf - k - extra])
 
 
 @njit(cache=True, error_model="numpy")
@@ -55,14 +58,15 @@ def _setup(Qt, y, C, node, start, ws):
     F1, free, k = node
     a0, W0 = start
     s_free, omega, extra = ws
-    n = Qt.shape[0]
-    S = new_state(n, free.size, repair(a0, y, C))
+    n, m = Qt.shape
+    S = new_state(n, min(free.size, max(MIN_CAPACITY, 4 * (k + m + extra))),
+                  repair(a0, y, C))
     isfree = np.zeros(n, np.bool_)
     for j in free:
         isfree[j] = True
     nW = 0
     for j in W0:
-        if isfree[j] and not S.inW[j]:
+        if isfree[j] and not S.inW[j] and nW < S.Wf.size:
             S.Wf[nW], S.inW[j] = j, True
             nW += 1
     prices = 0
@@ -70,8 +74,13 @@ def _setup(Qt, y, C, node, start, ws):
         full_pass(Qt, free, S.a, s_free)
         prices = 1
         keep = _near(s_free, k, omega, extra)
+        if keep.sum() > S.Wf.size - nW:     # the largest |s| that fit
+            absv = np.abs(s_free)
+            cut = np.partition(absv, absv.size - (S.Wf.size - nW))[
+                absv.size - (S.Wf.size - nW)]
+            keep &= absv >= cut
         for f in range(free.size):
-            if keep[f] and not S.inW[free[f]]:
+            if keep[f] and not S.inW[free[f]] and nW < S.Wf.size:
                 S.Wf[nW], S.inW[free[f]] = free[f], True
                 nW += 1
     S.ints[NW] = nW

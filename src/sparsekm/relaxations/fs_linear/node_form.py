@@ -106,6 +106,7 @@ class NodeForm:
 
     ref: str = ""
     reuse: tuple[str, ...] = REUSES
+    pairs: bool = False     # bnb may test pairwise cuts on 0.5 * score (the perspective's phi)
 
     def solver_name(self, problem: FSLinearProblem, plan: SolverPlan) -> str:
         """The node solver, named in the result."""
