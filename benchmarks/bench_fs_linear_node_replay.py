@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 import numpy as np
 from node_first_order import first_order_node
@@ -138,7 +137,7 @@ def replay(repeat: int, limit: int | None) -> None:
     done = json.loads(RESULT.read_text()) if RESULT.exists() else []
     forms = {name: get("fs-linear", "relaxation", name).node for name in FORMS[:2]}
     plan = SolverPlan()
-    for name, form in forms.items():            # load the compiled code before timing
+    for form in forms.values():                 # load the compiled code before timing
         nd = nodes[0]
         form.solve(p, plan, NodeTask(nd["F1"], nd["free"], nd["k"], alpha0=nd["alpha"]))
     first_order_node(Qt, p.y, p.C, (nodes[0]["F1"], nodes[0]["free"], nodes[0]["k"]),
@@ -152,14 +151,14 @@ def replay(repeat: int, limit: int | None) -> None:
         row = {"i": i, "phase": nd["phase"], "depth": nd["depth"], "cutoff": nd["cutoff"]}
         sols = {}
         for name, form in forms.items():
-            cpu, sol = _timed(lambda f=form: f.solve(p, plan, task), repeat)
+            cpu, sol = _timed(lambda f=form, t=task: f.solve(p, plan, t), repeat)
             sols[name] = sol
             row[name] = {"cpu": cpu, "bound": sol.bound, "status": sol.status,
                          "pivots": sol.info.get("pivots")}
         for iters in (100, 400):
-            cpu, (bound, _) = _timed(lambda it=iters: first_order_node(
-                Qt, p.y, p.C, (nd["F1"], nd["free"], nd["k"]),
-                repair(nd["alpha"], p.y, p.C), it), repeat)
+            cpu, (bound, _) = _timed(lambda it=iters, d=nd: first_order_node(
+                Qt, p.y, p.C, (d["F1"], d["free"], d["k"]),
+                repair(d["alpha"], p.y, p.C), it), repeat)
             row[f"first-order-{iters}"] = {"cpu": cpu, "bound": bound}
         row["primal"] = relaxation_primal(p, task, sols["perspective-active"])
         done.append(row)

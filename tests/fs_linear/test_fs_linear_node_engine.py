@@ -145,9 +145,9 @@ def test_ksupport_square_is_the_perspective_regulariser() -> None:
     for _ in range(4):
         w = rng.standard_normal(6) * rng.uniform(0.1, 2, 6)
         k = int(rng.integers(2, 5))
-        res = minimize(lambda v: np.sum(w ** 2 / v), np.full(6, k / 6),
+        res = minimize(lambda v, w=w: np.sum(w ** 2 / v), np.full(6, k / 6),
                        bounds=[(1e-9, 1.0)] * 6, method="SLSQP",
-                       constraints=[{"type": "ineq", "fun": lambda v: k - v.sum()}],
+                       constraints=[{"type": "ineq", "fun": lambda v, k=k: k - v.sum()}],
                        options={"ftol": 1e-12, "maxiter": 500})
         assert ksupport_square(w, k) == pytest.approx(res.fun, rel=1e-6)
 
