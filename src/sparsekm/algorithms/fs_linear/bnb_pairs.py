@@ -50,6 +50,13 @@ def pair_cuts(bound: float, phi: np.ndarray, free: np.ndarray, k: int, cutoff: f
     ph = phi[pos]
     top = ph >= pk if pk > pk1 else ph > pk
     need = cutoff - bound
+    lo = np.sort(ph[~top])[:2]                      # the largest gain any pair can have
+    hi = np.sort(ph[top])[-2:]
+    best = max(pk + pk_1 - lo.sum() if lo.size == 2 else -np.inf,
+               hi.sum() - pk1 - pk2 if hi.size == 2 else -np.inf,
+               hi[-1] - lo[0] if lo.size and hi.size else -np.inf)
+    if best < need:
+        return {"both_in": empty, "both_out": empty, "implies": empty}
     j, l = np.triu_indices(candidates.size, 1)
     cj, cl = candidates[j], candidates[l]
     tj, tl, pj, pl = top[j], top[l], ph[j], ph[l]
@@ -68,6 +75,9 @@ def merge(old: dict[str, Any], new: dict[str, np.ndarray], free: np.ndarray
           ) -> dict[str, np.ndarray]:
     """Inherited cuts plus this node's, restricted to pairs of features still free, at most
     KEEP of each kind (the newest first)."""
+    if all(v.size == 0 for v in new.values()) and not any(
+            np.size(old.get(f"cut_{x}", ())) for x in ("both_in", "both_out", "implies")):
+        return {}
     out = {}
     alive = np.zeros(int(free.max()) + 1 if free.size else 1, bool)
     alive[free] = True
@@ -107,16 +117,23 @@ def split(cuts: dict[str, np.ndarray], node: tuple[list[int], np.ndarray, int], 
     the cuts force; None for a child the cuts leave empty (a feature forced both ways, or
     more fixed in than its budget). Returns (children, features fixed by the cuts)."""
     F1, free, k = node
+    rest = free[free != j]
     kids: list[tuple[list[int], np.ndarray, int] | None] = []
     fixed = 0
     for side, F1c, kc in (("in", F1 + [j], k - 1), ("out", F1, k)):
-        rest = free[free != j]
-        fin, fout = apply_cuts(cuts, j, side)
-        fin, fout = np.intersect1d(fin, rest), np.intersect1d(fout, rest)
-        if np.intersect1d(fin, fout).size or fin.size > kc:
+        fin, fout = apply_cuts(cuts, j, side) if cuts else ((), ())
+        if len(fin) == 0 and len(fout) == 0:
+            kids.append((F1c, rest, kc))
+            continue
+        mask = np.zeros(int(max(rest.max(initial=0), *fin, *fout)) + 1, np.int8)
+        mask[rest] = 1
+        fin = [int(x) for x in fin if mask[x] == 1]
+        fout = [int(x) for x in fout if mask[x] == 1]
+        if set(fin) & set(fout) or len(fin) > kc:
             kids.append(None)
             continue
-        fixed += fin.size + fout.size
-        drop = np.union1d(fin, fout)
-        kids.append((F1c + [int(x) for x in fin], rest[~np.isin(rest, drop)], kc - fin.size))
+        fixed += len(fin) + len(fout)
+        mask[fin] = 0
+        mask[fout] = 0
+        kids.append((F1c + fin, rest[mask[rest] == 1], kc - len(fin)))
     return kids, fixed
