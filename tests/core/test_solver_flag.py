@@ -78,7 +78,7 @@ def test_bnb_uses_solver_only_for_its_root_miqps() -> None:
     out = run_json("solve", "fs-linear", *flags, "--solver", "scip", "-o",
                    "root_search=local-search", "-o", "cop_form=perspective")
     assert out["solvers"]["miqp"] == "scip" and out["params"]["solver"] == "scip"
-    assert out["solvers"]["node_bound"] == out["solver"] == "sparsekm node-ipm"
+    assert out["solvers"]["node_bound"] == out["solver"] == "sparsekm node-active-set"
     plain = run_json("solve", "fs-linear", *flags)
     assert "default" not in plain["solver"] and plain["solvers"]["node_bound"] == plain["solver"]
     assert plain["solvers"]["svm"] == "sparsekm linear-svm ipm"

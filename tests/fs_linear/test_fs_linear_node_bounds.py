@@ -52,10 +52,11 @@ def _node(seed: int) -> tuple[FSLinearProblem, list[int], list[int], int]:
 
 def test_the_shipped_bounds_are_registered_node_forms_and_the_help_reads_them() -> None:
     names = registry.node_bound_names("fs-linear")
-    assert {"perspective", "perspective-dual", "dscomp", "box"} <= set(names)
+    assert {"perspective", "perspective-dual", "perspective-active", "dscomp",
+            "box"} <= set(names)
     assert {type(f) for f in FORMS.values()} >= {PerspectiveNode, DSCoMPNode, BoxNode}
     bnb = registry.get("fs-linear", "method", "bnb").params["node_bound"]
-    assert bnb.default == "perspective" and bnb.check("dscomp") == "dscomp"
+    assert bnb.default == "perspective-active" and bnb.check("dscomp") == "dscomp"
     with pytest.raises(ValueError, match="choose one of .*dscomp"):
         bnb.check("dscop")                      # a relaxation without a node form
     for e in registry.node_bounds("fs-linear"):  # the help is the registry's

@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from sparsekm import declare
 from sparsekm.algorithms.tree import (
     Outcome,
     RootContext,
@@ -44,12 +43,15 @@ from sparsekm.specs import GAP_TOL
 from .bnb_branching import inherited_choice, strong_branch, table_data
 from .bnb_heuristics import ROOT_SEARCHES, Incumbent, fast_support, root_incumbent, support_value
 from .bnb_heuristics import RootContext as HeuristicContext
+from .bnb_options import NodeRules, RootSearch, tree_report
+from .bnb_pairs import PAIR_LIMIT, merge, pair_cuts, split
 from .bnb_rules import (
     BRANCHING,
-    NODE_BOUND,
     as_data,
     branch_feature,
+    branching_rule,
     integral_branch,
+    member,
     node_form,
     node_form_params,
     rounded,
@@ -63,6 +65,9 @@ from .specs import NATIVE_SVM, cop_classes
 __all__ = ["BRANCHING", "LinearTree", "NodeRules", "ROOT_SEARCHES", "RootSearch", "bnb",
            "fast_support"]
 
+ROUND_EVERY = 4       # levels between two rounding heuristics with a fast node form
+FAST_CHUNK = 16       # nodes per task with a fast node form
+
 
 def _node(F1: tuple[int, ...] | list[int], free: np.ndarray, n: int, k: int, W: np.ndarray,
           alpha: np.ndarray | None, depth: int = 0, **more: Any) -> dict[str, Any]:
@@ -73,7 +78,7 @@ def _node(F1: tuple[int, ...] | list[int], free: np.ndarray, n: int, k: int, W: 
     mask[free] = True
     return {"F1": np.asarray(F1, np.int32), "free": np.packbits(mask), "k": np.int64(k),
             "W": np.asarray(W, np.int32), "depth": np.int32(depth),
-            "alpha": None if alpha is None else np.asarray(alpha, np.float32), **more}
+            "alpha": None if alpha is None else np.asarray(alpha, np.float64), **more}
 
 
 def _split(items: list[Any], k: int) -> list[list[Any]]:
@@ -109,14 +114,14 @@ class LinearTree(TreeProblem):
     problem: FSLinearProblem
     plan: SolverPlan
     gap_tol: float = 1e-4
-    branching: str = "fractional"
+    branching: str = "auto"
     extra: int = 30
     root_search: str = "fast"
     search: Search = Search()
     heuristic_share: float = 0.25
     swap_passes: int = 10
     candidates: np.ndarray | None = None
-    node_bound: str = "perspective"
+    node_bound: str = "perspective-active"
     context: dict[str, np.ndarray] = field(default_factory=dict)
     strong_candidates: int = 8
     strong_rounds: int = 25
@@ -132,7 +137,14 @@ class LinearTree(TreeProblem):
     def __post_init__(self) -> None:
         self.node_bound, self.form, self.citation = node_form(self.node_bound,
                                                               self.node_options)
+        fast = self.form.fast(self.problem, self.plan)
+        self.rule = branching_rule(self.branching, fast)
         self.warm_up = partial(_warm_up, self.form)
+        # a fast form's nodes take about a millisecond: FAST_CHUNK of them per task (a
+        # message costs the driver about 0.4 ms), and the rounding heuristic (an SVM solve,
+        # about 0.5 ms on 20 features of colorectal) every ROUND_EVERY levels
+        self.chunk = FAST_CHUNK if fast else 1
+        self.round_every = ROUND_EVERY if fast else 1
 
     @property
     def node_solver(self) -> str:  # type: ignore[override]
@@ -259,10 +271,14 @@ class LinearTree(TreeProblem):
                             extra=self.extra, context=self.context)
             nb = self.form.solve(p, self.plan.with_(deadline=deadline), task)
             out.stats["socp_solves"] = nb.solves
+            for key in ("pivots", "pricing"):
+                if key in nb.info:
+                    out.stats[key] = nb.info[key]
             b = max(nb.bound, bound)
             if depth == 0:
                 out.stats["root_node_bound"] = b
-            inc.offer(F1 + rounded(nb, free, k))                     # rounding heuristic
+            if depth % self.round_every == 0:                       # rounding heuristic
+                inc.offer(F1 + rounded(nb, free, k))
             if b >= self.cutoff(inc.ub):
                 out.pruned = b
                 return out
@@ -277,19 +293,47 @@ class LinearTree(TreeProblem):
                                                  cutoff=self.cutoff(inc.ub),
                                                  extra=self.extra, context=self.context),
                                     (inc, node), out)
+            if "probe_pivots" in nb.info:
+                out.stats["probe_pivots"] = nb.info["probe_pivots"]
             if branched is None:
                 return out
-            F1, free, k, j, (b_in, b_out), more = branched
-            rest = free[free != j]
-            out.children = [(b_in, _node(tuple(F1) + (j,), rest, n, k - 1, nb.W_next,
-                                         nb.alpha, depth + 1, **more)),
-                            (b_out, _node(F1, rest, n, k, nb.W_next, nb.alpha, depth + 1,
-                                          **more))]
+            F1, free, k, j, bounds, more = branched
+            W = nb.W_next if "working_set" in self.form.reuse else np.zeros(0, np.int32)
+            kids, cuts = self._children(nb, (F1, free, k), j, (node, self.cutoff(inc.ub)),
+                                        out)
+            for kid, b_kid in zip(kids, bounds):
+                if kid is None:                        # emptied by the pairwise cuts
+                    out.pruned = min(out.pruned, self.cutoff(inc.ub))
+                elif not self._leaf(inc, *kid):
+                    out.children.append((b_kid, _node(kid[0], kid[1], n, kid[2], W, nb.alpha,
+                                                      depth + 1, **more, **cuts)))
             return out
         finally:
             out.solutions = inc.solutions
             out.stats["supports_evaluated"] = inc.evaluated
             out.stats["closed_nodes"] = int(not out.children)   # pruned, fixed away, leaf
+
+    def _children(self, nb: Any, node: tuple[list[int], np.ndarray, int], j: int,
+                  at: tuple[dict[str, Any], float], out: Outcome
+                  ) -> tuple[list[Any], dict[str, Any]]:
+        """The children (j in, j out) of ``node = (F1, free, k)`` with the fixings of the
+        pairwise cuts (:mod:`.bnb_pairs`: this node's, for forms with the perspective's
+        fixing rule, and the inherited ones) and the cuts they inherit; ``at = (node data,
+        cutoff)``."""
+        F1, free, k = node
+        data, cutoff = at
+        if not self.form.pairs:
+            rest = free[free != j]
+            return [(F1 + [j], rest, k - 1), (F1, rest, k)], {}
+        phi = 0.5 * nb.score[free]
+        cand = free[np.argsort(-phi)[:PAIR_LIMIT]] if free.size > PAIR_LIMIT else free
+        new = pair_cuts(nb.bound, phi, free, k, cutoff, np.sort(cand))
+        cuts = merge(data, new, free)
+        kids, fixed = split(cuts, node, j)
+        out.stats["pair_cuts"] = out.stats.get("pair_cuts", 0) + sum(
+            len(v) for v in new.values())
+        out.stats["pair_fixed"] = out.stats.get("pair_fixed", 0) + fixed
+        return kids, cuts
 
     def _branch(self, nb: Any, task: NodeTask, at: tuple[Incumbent, dict[str, Any]],
                 out: Outcome) -> tuple[Any, ...] | None:
@@ -300,8 +344,8 @@ class LinearTree(TreeProblem):
         F1, free, k, b = [int(j) for j in task.F1], task.free, task.k, nb.bound
         bounds: tuple[float, float] = (b, b)
         j, more = None, {}
-        strong = self.branching in ("strong", "reliability")
-        if self.branching == "reliability":
+        strong = self.rule in ("strong", "reliability")
+        if self.rule == "reliability":
             got = inherited_choice(node, nb, free, self.strong_every)
             if got is not None:
                 out.stats["inherited_branchings"] = out.stats.get("inherited_branchings", 0) + 1
@@ -313,15 +357,15 @@ class LinearTree(TreeProblem):
             if st.pruned or len(st.fix_in) > k:
                 return None
             F1, k = F1 + st.fix_in, k - len(st.fix_in)
-            free = free[~np.isin(free, st.fix_in + st.fix_out)]
+            free = free[~member(free, np.asarray(st.fix_in + st.fix_out, int), self.problem.n)]
             if self._leaf(inc, F1, free, k):
                 return None
             if st.j is not None:
                 j, bounds = st.j, (st.in_bound, st.out_bound)
-                if self.branching == "reliability":
+                if self.rule == "reliability":
                     more = table_data(st.table, st.j, 1)
         if j is None:
-            j = branch_feature(nb, free, "fractional" if strong else self.branching)
+            j = branch_feature(nb, free, "fractional" if strong else self.rule)
         if j is None:         # integral relaxation: its support was just evaluated
             j = integral_branch(nb, free)
         return F1, free, k, j, bounds, more
@@ -339,50 +383,11 @@ class LinearTree(TreeProblem):
         return polished if polished.objective < res.objective else res
 
 
-@dataclass(frozen=True)
-class RootSearch:
-    """The root incumbent of ``bnb``: which heuristic, and its share of the time limit."""
-
-    root_search: str = declare.field(
-        "fast", "Root incumbent: fast (the native swap search), local-bnb (Algorithm 1's "
-        "restricted problem by this branch and bound), local-search / kernel-search (paper D's "
-        "Algorithm 1 / 2 ranked by the root relaxation), or none.", choices=ROOT_SEARCHES)
-    heuristic_share: float = declare.field(0.25, "Share of the time limit the root heuristic "
-                                           "may use.", gt=0, le=1)
-    polish_candidates: int = declare.field(200, "Each new incumbent is polished by fast's "
-                                           "swap search with this many outside features "
-                                           "(ranked by dual correlation) per step; 0: off.",
-                                           ge=0, le=100_000)
-
-    def __post_init__(self) -> None:
-        declare.check_fields(self)
-
-
-@dataclass(frozen=True)
-class NodeRules:
-    """How ``bnb`` bounds and branches a node."""
-
-    node_bound: str = declare.field("perspective", NODE_BOUND)
-    extra: int = declare.field(30, "Features beyond the budget in a node relaxation's first "
-                               "working set; at most this many enter per round (column "
-                               "generation on the node bound's dual).", ge=0, le=100_000)
-    branching: str = declare.field("fractional", "Branching feature: the relaxed z_j closest "
-                                   "to 1/2 (fractional), the largest or the smallest, or "
-                                   "strong branching (strong: both children of the "
-                                   "strong_candidates most fractional features bounded, the "
-                                   "best product of gains).", choices=BRANCHING)
-    strong_candidates: int = declare.field(8, "Features whose two children strong branching "
-                                           "bounds at a node.", ge=1, le=10_000)
-
-    def __post_init__(self) -> None:
-        declare.check_fields(self)
-
-
 @register("fs-linear", "method", "bnb",
           paper="Bertsimas, Pauphilet & Van Parys (2021); Hazimeh, Mazumder & Saab (2022)",
           ref="branch and bound with the dual of (13) per node", warm_up=_warm_up)
 @with_plugin_options("node_form", node_form_params)
-@uses_solvers(node_bound=Part("node bounds", ("relax_solver",), default="sparsekm node-ipm"),
+@uses_solvers(node_bound=Part("node bounds", ("relax_solver",), default="sparsekm node-active-set"),
               svm=NATIVE_SVM,
               miqp=Part("root MIQPs CoP(K) (16)", ("solver",), classes=cop_classes,
                         when=lambda o: o.get("root_search") in ("local-search", "kernel-search"),
@@ -394,9 +399,12 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
     """Certified optimum of FS-SVM (2) (paper D) by best-first branch and bound on z.
 
     Node bound: the perspective relaxation DSCoP (13) of the node, certified at a feasible
-    alpha by weak duality (any alpha is valid), maximised by column generation over a working
-    set of features (:func:`~sparsekm.relaxations.fs_linear.node.solve_node`, the plan's
-    ``relax_solver``); children inherit the parent's bound and working set. At each node:
+    alpha by weak duality (any alpha is valid). By default the native active-set engine
+    (:mod:`sparsekm.engines.node_active`, node form ``perspective-active``) maximises it from
+    the parent's multipliers and stops once the node is pruned; ``node_bound="perspective"``
+    keeps the interior point with column generation
+    (:func:`~sparsekm.relaxations.fs_linear.node.solve_node`, the plan's ``relax_solver``);
+    children inherit the parent's bound and multipliers. At each node:
     rounding heuristic (the relaxed support, polished by the SVM (1)), pruning at
     UB (1 - ``gap_tol``), reduced-cost-like fixing of features (:func:`_screen`), branching
     on the most fractional relaxed z_j (``node``: its working set and branching rule). The
@@ -425,22 +433,4 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
                         node_options=node_options)
     res = tree_report(run(linear, plan, tree))
     res.extra["solvers"] = {"node_bound": linear.node_solver}   # the one that ran
-    return res
-
-
-def tree_report(res: Result) -> Result:
-    """The tree's summary as L0BnB and Bertsimas, Pauphilet & Van Parys report theirs, in
-    ``extra``: the root node's bound (with the first incumbent) and its gap to the final
-    incumbent (``root_gap``), the share of bounded nodes closed without children (pruned by
-    their bound, fixed away, or leaves: ``pruned_fraction``) and nodes per second of the tree
-    phase (``nodes_per_s``)."""
-    ex = res.extra
-    nodes = int(ex.get("nodes", 0))
-    root = ex.get("root_node_bound", ex.get("root_bound"))
-    if root is not None and res.objective is not None:
-        ex["root_node_bound"] = float(root)
-        ex["root_gap"] = relative_gap(res.objective, float(root))
-    ex["pruned_fraction"] = ex.get("closed_nodes", 0) / nodes if nodes else None
-    tree_s = (res.time_s or 0.0) - float(ex.get("root_s") or 0.0)
-    ex["nodes_per_s"] = nodes / tree_s if nodes and tree_s > 0 else None
     return res

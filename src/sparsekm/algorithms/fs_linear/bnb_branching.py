@@ -24,6 +24,8 @@ from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeSolution, NodeTask
 from sparsekm.solvers import SolverPlan
 
+from .bnb_rules import member
+
 __all__ = ["Strong", "inherited_choice", "strong_branch", "table_data"]
 
 EPS = 1e-6      # the product score's floor on a child gain, relative to |b|
@@ -47,7 +49,7 @@ class Strong:
 def _candidates(sol: NodeSolution, free: np.ndarray, count: int) -> np.ndarray:
     """Up to ``count`` free features of the working set with fractional z, the most
     fractional first (ties: larger score)."""
-    isfree = np.isin(sol.W, free)
+    isfree = member(sol.W, free, sol.score.size)
     Wf, vf = sol.W[isfree], sol.v[isfree]
     frac = np.minimum(vf, 1.0 - vf)
     keep = frac > 1e-6
@@ -68,25 +70,12 @@ def strong_branch(form: NodeForm, problem: FSLinearProblem, plan: SolverPlan,
     count, rounds = effort
     res = Strong()
     b, cutoff = sol.bound, task.cutoff
-    free, k = task.free, task.k
     eps = EPS * max(abs(b), 1e-12)
     best = -np.inf
-    solves = 0
-    for j in _candidates(sol, free, count):
-        j = int(j)
-        rest = free[free != j]
-        bounds = []
-        for F1, kk in ((task.F1, k), (np.append(task.F1, j), k - 1)):
-            child = NodeTask(F1, rest, kk, ub=task.ub, cutoff=cutoff, W0=sol.W_next,
-                             alpha0=sol.alpha, extra=task.extra, context=task.context,
-                             rounds=rounds)
-            if kk == 0 or rest.size <= kk:            # a leaf: no relaxation to solve
-                bounds.append(b)
-                continue
-            csol = form.solve(problem, plan, child)
-            solves += csol.solves
-            bounds.append(max(b, csol.bound))
-        lo_out, lo_in = bounds
+    cands = _candidates(sol, task.free, count)
+    outs, ins, solves = form.probe(problem, plan, sol, task, cands, rounds)
+    for j, lo_out, lo_in in zip(cands.tolist(), outs.tolist(), ins.tolist()):
+        lo_out, lo_in = max(b, lo_out), max(b, lo_in)
         if lo_out >= cutoff and lo_in >= cutoff:
             out.pruned = min(out.pruned, lo_out, lo_in)
             res.pruned = True
@@ -128,7 +117,7 @@ def inherited_choice(node: dict[str, Any], sol: NodeSolution, free: np.ndarray,
     age = int(node.get("pc_age", max_age))
     if keys is None or gains is None or keys.size == 0 or age >= max_age:
         return None
-    isfree = np.isin(sol.W, free)
+    isfree = member(sol.W, free, sol.score.size)
     frac = np.minimum(sol.v, 1.0 - sol.v)
     fractional = set(sol.W[isfree & (frac > 1e-6)].tolist())
     table = {int(j): (float(g[0]), float(g[1])) for j, g in zip(keys, gains)}

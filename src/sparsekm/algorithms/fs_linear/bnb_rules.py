@@ -19,9 +19,10 @@ from sparsekm.algorithms.tree import Outcome
 from sparsekm.declare import ParamError, Spec
 from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeSolution, NodeTask
 
-__all__ = ["BRANCHING", "NODE_BOUND", "branch_feature", "node_form", "rounded", "screen"]
+__all__ = ["BRANCHING", "NODE_BOUND", "branch_feature", "branching_rule", "member", "node_form",
+           "rounded", "screen"]
 
-BRANCHING = ("fractional", "largest", "smallest", "strong", "reliability")
+BRANCHING = ("auto", "fractional", "largest", "smallest", "strong", "reliability")
 PROBLEM = "fs-linear"
 
 
@@ -31,6 +32,15 @@ def _node_bound_names() -> tuple[str, ...]:
 
 def _node_bound_help() -> str:
     return registry.node_bound_help(PROBLEM)
+
+
+def branching_rule(rule: str, fast: bool) -> str:
+    """``"auto"``: strong branching when the node form is ``fast`` (its children bounded
+    from the node's own state in a few pivots: the active-set engine), else the fractional
+    rule; any other rule as given."""
+    if rule != "auto":
+        return rule
+    return "strong" if fast else "fractional"
 
 
 def node_form_params() -> dict[str, Any]:
@@ -89,10 +99,18 @@ def screen(form: NodeForm, sol: NodeSolution, task: NodeTask, cutoff: float, out
     return F1, free[~(fix_in | fix_out)], k - int(fix_in.sum())
 
 
+def member(values: np.ndarray, pool: np.ndarray, n: int) -> np.ndarray:
+    """Which of ``values`` (features in [0, n)) are in ``pool``: a mask, O(n) (np.isin
+    sorts both)."""
+    mask = np.zeros(n, bool)
+    mask[pool] = True
+    return mask[values]
+
+
 def branch_feature(sol: NodeSolution, free: np.ndarray, rule: str) -> int | None:
     """A free feature of the working set with fractional relaxed z_j: the one closest to 1/2
     (``"fractional"``), the largest or the smallest z_j; None if the relaxation is integral."""
-    isfree = np.isin(sol.W, free)
+    isfree = member(sol.W, free, sol.score.size)
     if not isfree.any():
         return None
     Wf, vf = sol.W[isfree], sol.v[isfree]

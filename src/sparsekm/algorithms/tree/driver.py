@@ -44,13 +44,18 @@ class Driver:
                  path: str | None) -> None:
         self.s, self.plan, self.opts, self.path = search, plan, opts, path
         self.slots = slots
-        self.batch = opts.batch or slots.size
+        # a task carries up to ``chunk`` nodes of a batch (the problem's, for worker
+        # processes only: in this process there is no message to amortise), never more than
+        # the batch spread over the workers
+        chunk = 1 if slots.pool.kind == "serial" else max(1, int(search.problem.chunk))
+        self.batch = opts.batch or slots.size * chunk
+        self.chunk = max(1, min(chunk, -(-self.batch // slots.size)))
         self.depth = 1 if self.batch == 1 else 2
         self.queue: deque[tuple[Batch, int]] = deque()
         self.released = 0
         self.merged = 0
         self.stopping = False
-        self.owner: dict[int, tuple[Batch, int]] = {}
+        self.owner: dict[int, tuple[Batch, list[int]]] = {}
 
     def refill(self) -> None:
         s, lim = self.s, self.opts.node_limit
@@ -65,16 +70,25 @@ class Driver:
             self.released += len(nodes)
 
     def dispatch(self) -> None:
-        """Queued nodes to idle slots (the in-process slot takes one node at a time)."""
+        """Queued nodes to idle slots, up to ``chunk`` nodes of one batch per task (the
+        in-process slot takes one task at a time)."""
         while self.queue and not self.plan.clock.expired():
             free = self.slots.idle()
             if not free:
                 return
             b, i = self.queue.popleft()
+            idx = [i]
+            while len(idx) < self.chunk and self.queue and self.queue[0][0] is b:
+                idx.append(self.queue.popleft()[1])
             slot = free[0]
-            bound, _, data = b.nodes[i]
-            self.owner[slot] = (b, i)
-            self.slots.submit(slot, "process", (data, bound, b.ub), b.version, self.s.shared,
+            self.owner[slot] = (b, idx)
+            if self.chunk == 1:
+                bound, _, data = b.nodes[i]
+                op, args = "process", (data, bound, b.ub)
+            else:
+                op, args = "process_chunk", ([(b.nodes[j][2], b.nodes[j][0]) for j in idx],
+                                             b.ub)
+            self.slots.submit(slot, op, args, b.version, self.s.shared,
                               self.plan.clock.remaining())
 
     def merge_ready(self) -> None:
@@ -107,14 +121,15 @@ class Driver:
 
     def _collect(self, timeout: float) -> None:
         for slot, ok, val in self.slots.wait(None if math.isinf(timeout) else max(timeout, 0)):
-            b, i = self.owner.pop(slot)
+            b, idx = self.owner.pop(slot)
             if not ok:
                 self.abandon()
                 if self.path:
                     save_search(self.s, self.path, time.perf_counter() - self.t0)
                 cause = getattr(val, "__cause__", None)
                 raise (cause if isinstance(cause, Exception) else val)
-            b.results[i] = val
+            for i, out in zip(idx, val if isinstance(val, list) else [val]):
+                b.results[i] = out
 
     def trace(self, force: bool = False) -> None:
         """A point (seconds since the run's start, LB, UB, nodes) of the bound trace, at most

@@ -119,7 +119,10 @@ class TreeProblem:
     ``"fs-linear"``), ``sense`` (``"min"``, or ``"max"`` when the engine gets negated values),
     ``gap_tol`` (a node whose bound reaches ``UB - gap_tol |UB|`` is pruned; the result's
     tolerance, so a closed tree is ``optimal``), ``node_solver`` (named in the result),
-    ``warm_up`` (a module-level function a fresh worker runs first).
+    ``warm_up`` (a module-level function a fresh worker runs first), ``chunk`` (nodes per
+    task: a problem whose nodes take well under a millisecond sends several per message, so
+    that the driver's per-message cost does not dominate; the default batch is then
+    ``chunk`` nodes per worker).
 
     Hooks: :meth:`key`, :meth:`describe`, :meth:`root`, :meth:`process` and :meth:`point`;
     optionally :meth:`new_cache` (per-worker caches) and :meth:`restore` (root state on
@@ -134,6 +137,7 @@ class TreeProblem:
     warm_up: Any = None
     gap_tol: float = 1e-4
     node_solver: str | None = None
+    chunk: int = 1
 
     def cutoff(self, ub: float) -> float:
         """A node whose bound is at least this cannot improve the incumbent ``ub`` by more
@@ -172,6 +176,20 @@ class TreeProblem:
         as of the batch: runs on a worker, must depend only on its arguments and
         ``work.shared`` (caches may only save time), so the run is deterministic."""
         raise NotImplementedError
+
+    def process_chunk(self, work: Work, nodes: list[tuple[Data, float]], ub: float,
+                      deadline: Deadline) -> list[Outcome]:
+        """:meth:`process` on each ``(node, bound)`` of one task in turn (all with the same
+        incumbent value ``ub``), each outcome with its own wall and CPU seconds."""
+        import time
+
+        outs = []
+        for node, bound in nodes:
+            t0, c0 = time.perf_counter(), time.process_time()
+            out = self.process(work, node, bound, ub, deadline)
+            out.seconds, out.cpu = time.perf_counter() - t0, time.process_time() - c0
+            outs.append(out)
+        return outs
 
     def point(self, best: Data, objective: float) -> Result:
         """The incumbent ``best`` (a solution's data, of value ``objective`` in the

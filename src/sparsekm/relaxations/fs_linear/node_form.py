@@ -110,6 +110,7 @@ class NodeForm:
 
     ref: str = ""
     reuse: tuple[str, ...] = REUSES
+    pairs: bool = False     # bnb may test pairwise cuts on 0.5 * score (the perspective's phi)
 
     def options(self) -> dict[str, Any]:
         """The options the form declares (its declared dataclass fields), by name."""
@@ -138,6 +139,12 @@ class NodeForm:
         the solver layer picks for the form's SOCP."""
         return plan.relax_solver or layer_solver("SOCP")
 
+    def fast(self, problem: FSLinearProblem, plan: SolverPlan) -> bool:
+        """True when a node costs about a millisecond and :meth:`probe` bounds children
+        from the node's own state: the search then sends several nodes per task, rounds
+        less often and branches strongly by default (``branching="auto"``)."""
+        return False
+
     def prepare(self, problem: FSLinearProblem, plan: SolverPlan, ub: float
                 ) -> dict[str, np.ndarray]:
         """Per-search data computed once at the root (plain arrays), given the first
@@ -154,6 +161,30 @@ class NodeForm:
         """(bound of the child j fixed out, bound of the child j fixed in) for each j of
         ``task.free``, each certified at ``sol.alpha``; None when the form has no fixing rule."""
         return None
+
+    def probe(self, problem: FSLinearProblem, plan: SolverPlan, sol: NodeSolution,
+              task: NodeTask, cands: np.ndarray, rounds: int
+              ) -> tuple[np.ndarray, np.ndarray, int]:
+        """Strong branching's child bounds: for each j of ``cands`` (free at ``task``, whose
+        solution is ``sol``) the certified bounds of "j out" and "j in", each child solved
+        from the node's multipliers and working set with at most ``rounds`` rounds; a leaf
+        child (budget 0, or no more free features than budget) gets ``sol.bound``. Returns
+        (out bounds, in bounds, solves)."""
+        outs, ins = np.full(cands.size, sol.bound), np.full(cands.size, sol.bound)
+        solves = 0
+        for c, j in enumerate(cands.tolist()):
+            rest = task.free[task.free != j]
+            for side, (F1, kk) in enumerate(((task.F1, task.k),
+                                            (np.append(task.F1, j), task.k - 1))):
+                if kk == 0 or rest.size <= kk:
+                    continue
+                child = NodeTask(F1, rest, kk, ub=task.ub, cutoff=task.cutoff,
+                                 W0=sol.W_next, alpha0=sol.alpha, extra=task.extra,
+                                 context=task.context, rounds=rounds)
+                csol = self.solve(problem, plan, child)
+                solves += csol.solves
+                (ins if side else outs)[c] = csol.bound
+        return outs, ins, solves
 
 
 NATIVE_NODE = "sparsekm node-ipm"   # the dense interior point of the node duals (engines)
@@ -199,12 +230,15 @@ def top_k_child_bounds(bound: float, phi: np.ndarray, k: int
     At the same alpha, the child "j out" loses j from the free set and the child "j in" moves
     j to F1 with k - 1 left; for j among the k largest, out = g + phi_j - phi_(k+1), in = g;
     for the others, out = g, in = g + phi_(k) - phi_j. Both are certificates of the children
-    (the same weak-duality argument as g), so each is a valid child bound."""
-    order = np.argsort(-phi, kind="stable")
-    pk = phi[order[k - 1]]
-    pk1 = phi[order[k]] if k < phi.size else 0.0
-    top = np.zeros(phi.size, bool)
-    top[order[:k]] = True
+    (the same weak-duality argument as g), so each is a valid child bound. O(size) (two
+    order statistics by selection); a feature tied with phi_(k) = phi_(k+1) gets g either
+    way, so which tied ones count as the k largest does not matter."""
+    nf = phi.size
+    if k >= nf:
+        return np.full(nf, bound), np.full(nf, bound)
+    part = np.partition(phi, (nf - k - 1, nf - k))
+    pk, pk1 = part[nf - k], part[nf - k - 1]
+    top = phi >= pk if pk > pk1 else phi > pk
     out_child = np.where(top, bound + (phi - pk1), bound)
     in_child = np.where(top, bound, bound + (pk - phi))
     return out_child, in_child

@@ -1,0 +1,259 @@
+"""``bnb`` with the active-set node engine (the default) on paper D's wide and Table-7 sets.
+
+Each run is the CLI's default ``bnb`` on 2 workers, one after another (each uses both cores;
+run under ``flock /work/wt/bench.lock`` so that no other job shares the machine), its JSON
+kept in ``results/fs_linear_node_engine_runs/<suite>_<data>_B<B>_C<C>.json``: a run whose file
+exists is not run again, so a suite runs in pieces (``--minutes``: no run starts after that
+many minutes) and resumes where it stopped::
+
+    python benchmarks/bench_fs_linear_node_engine.py run wide --minutes 25    # 12 x 600 s
+    python benchmarks/bench_fs_linear_node_engine.py run table7 --minutes 25  # 18 x 60 s
+    python benchmarks/bench_fs_linear_node_engine.py run check               # colorectal B = 20
+    python benchmarks/bench_fs_linear_node_engine.py report
+
+Suites: ``wide`` (colorectal, dlbcl, lymphoma; B = 20, 30; C = 1, 10; 600 s), ``table7``
+(paper D's Table 7: arrhythmia, colorectal, dlbcl, lymphoma, madelon, mfeat; B = 10, 20, 30;
+C = 10; 60 s) and ``check`` (colorectal B = 20, C = 1, 300 s: the issue's check; ``--tag``
+keeps repeated runs apart). ``report`` writes ``results/fs_linear_node_engine.md`` and
+``.json``: gap, nodes, nodes per second of the tree phase, pruned fraction, the node solver and
+the machine's load average at the start and end of each run, beside the interior-point runs
+of the same instances (``paperD-node-bounds-trees600.csv``: reliability branching, 600 s, 2
+workers; ``paperD-table7-workers.csv``: 60 s, 2 workers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from results_io import OUT, write_results
+
+RUNS = OUT / "fs_linear_node_engine_runs"
+SUITES = {
+    "wide": ([(d, B, C) for d in ("colorectal", "dlbcl", "lymphoma") for B in (20, 30)
+              for C in (1.0, 10.0)], 600),
+    "table7": ([(d, B, 10.0) for d in ("arrhythmia", "colorectal", "dlbcl", "lymphoma",
+                                       "madelon", "mfeat") for B in (10, 20, 30)], 60),
+    "check": ([("colorectal", 20, 1.0)], 300),
+}
+BASELINES = {"wide": "paperD-node-bounds-trees600.csv", "table7": "paperD-table7-workers.csv"}
+
+
+def path(suite: str, case: tuple[str, int, float], tag: str = "") -> Path:
+    data, B, C = case
+    return RUNS / f"{suite}_{data}_B{B}_C{C:g}{'_' + tag if tag else ''}.json"
+
+
+def load_avg() -> float:
+    return os.getloadavg()[0]
+
+
+def run_case(suite: str, case: tuple[str, int, float], seconds: int, tag: str) -> None:
+    """The CLI's default bnb on 2 workers; its JSON, the load before and after, the wall."""
+    data, B, C = case
+    exe = Path(sys.executable).with_name("sparsekm")
+    cmd = [str(exe), "solve", "fs-linear", "--data", data, "--B", str(B), "--C", f"{C:g}",
+           "--method", "bnb", "--workers", "2", "--time-limit", str(seconds), "--json"]
+    before, t0 = load_avg(), time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    res = json.loads(out)
+    res["bench"] = {"command": " ".join(["sparsekm", *cmd[1:]]), "load_before": before,
+                    "load_after": load_avg(), "wall_s": time.perf_counter() - t0}
+    RUNS.mkdir(parents=True, exist_ok=True)
+    path(suite, case, tag).write_text(json.dumps(res))
+    print(f"{suite} {data} B={B} C={C:g}: gap {res['gap']:.4f} nodes {res['nodes']}",
+          flush=True)
+
+
+def run(suite: str, minutes: float, tag: str) -> None:
+    cases, seconds = SUITES[suite]
+    t0 = time.perf_counter()
+    for case in cases:
+        if path(suite, case, tag).exists():
+            continue
+        if (time.perf_counter() - t0) / 60 + seconds / 60 > minutes:
+            print("time budget reached; run again to continue", flush=True)
+            return
+        run_case(suite, case, seconds, tag)
+
+
+def _baseline(suite: str) -> dict[tuple[str, int, float], dict]:
+    name = BASELINES.get(suite)
+    if name is None or not (OUT / name).exists():
+        return {}
+    out = {}
+    with open(OUT / name) as fh:
+        for row in csv.DictReader(fh):
+            if suite == "table7" and row.get("workers") != "2":
+                continue
+            out[(row["data"], int(row["B"]), float(row["C"]))] = row
+    return out
+
+
+def rows_of(suite: str) -> list[dict]:
+    cases, seconds = SUITES[suite]
+    base = _baseline(suite)
+    rows = []
+    for case in cases:
+        for f in sorted(RUNS.glob(path(suite, case).stem + "*.json")):
+            r = json.loads(f.read_text())
+            b = base.get(case, {})
+            rows.append({
+                "suite": suite, "data": case[0], "B": case[1], "C": case[2], "file": f.name,
+                "seconds": seconds, "objective": r["objective"], "bound": r["lower_bound"],
+                "gap": r["gap"], "nodes": r["nodes"], "nodes_per_s": r.get("nodes_per_s"),
+                "pruned_fraction": r.get("pruned_fraction"), "root_gap": r.get("root_gap"),
+                "solver": r.get("solver"), "open_nodes": r.get("open_nodes"),
+                "load": [round(r["bench"]["load_before"], 1), round(r["bench"]["load_after"], 1)],
+                "ipm_gap": float(b["gap"]) if b.get("gap") else None,
+                "ipm_nodes": int(float(b["nodes"])) if b.get("nodes") else None})
+    return rows
+
+
+def report() -> None:
+    lines = ["# The active-set node engine in the tree: paper D's wide and Table-7 sets", "",
+             "Produced by `benchmarks/bench_fs_linear_node_engine.py report` from the runs in "
+             "`results/fs_linear_node_engine_runs/` (the CLI's default `bnb`, 2 workers, one "
+             "run at a time). `IPM` columns: the interior-point node bound's runs of the same "
+             "instances (wide: reliability branching, 600 s, "
+             "`paperD-node-bounds-trees600.csv`; Table 7: fractional branching, 60 s, "
+             "`paperD-table7-workers.csv`). `load`: the machine's 1-minute load average "
+             "before and after the run (2 cores).", ""]
+    table = []
+    for suite in SUITES:
+        rows = rows_of(suite)
+        if not rows:
+            continue
+        table += rows
+        lines += [f"## {suite} ({SUITES[suite][1]} s)", "",
+                  "| data | B | C | incumbent | certified bound | gap | IPM gap | nodes | "
+                  "IPM nodes | nodes/s | pruned | root gap | load |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for r in rows:
+            ipm = "" if r["ipm_gap"] is None else f"{100 * r['ipm_gap']:.2f} %"
+            lines.append(
+                f"| {r['data']} | {r['B']} | {r['C']:g} | {r['objective']:.6g} | "
+                f"{r['bound']:.6g} | {100 * r['gap']:.2f} % | {ipm} | {r['nodes']:,} | "
+                f"{'' if r['ipm_nodes'] is None else format(r['ipm_nodes'], ',')} | "
+                f"{(r['nodes_per_s'] or 0):.0f} | {100 * (r['pruned_fraction'] or 0):.2f} % | "
+                f"{100 * (r['root_gap'] or 0):.1f} % | {r['load'][0]}-{r['load'][1]} |")
+        lines.append("")
+    write_results("fs_linear_node_engine", lines, table)
+
+
+def colorectal(B: int = 20, C: float = 1.0):
+    from sparsekm.data import Scaler, load_dataset
+    from sparsekm.models.fs_linear import FSLinearProblem
+
+    ds = load_dataset("colorectal")
+    X = Scaler("standard").fit(ds.X).transform(ds.X)
+    return FSLinearProblem(X, ds.y.astype(float), B=B, C=C)
+
+
+def _makespan(tasks: list[float], workers: int, batch_tasks: int, d_task: float) -> float:
+    """The tree phase on ``workers`` workers: tasks released in batches of ``batch_tasks``,
+    at most two batches in flight, the driver (one server) spending ``d_task`` per task
+    (dispatch, unpickling, merge) in release order; the engine's schedule
+    (:mod:`sparsekm.algorithms.tree.driver`)."""
+    free = np.zeros(workers)
+    merged: list[float] = []
+    driver = 0.0
+    batches = [tasks[i:i + batch_tasks] for i in range(0, len(tasks), batch_tasks)]
+    for b, cpus in enumerate(batches):
+        release = 0.0 if b < 2 else merged[b - 2]
+        end = release
+        for c in cpus:
+            w = int(np.argmin(free))
+            free[w] = max(free[w], release) + c
+            end = max(end, free[w])
+        driver = max(end, driver) + d_task * len(cpus)
+        merged.append(driver)
+    return max(driver, float(free.max()))
+
+
+def scaling(seconds: float) -> None:
+    """A 2-worker colorectal B = 20 run (its node CPU times and the driver's CPU per node),
+    played on 8, 32 and 128 workers with the default batch (16 nodes per task, one task per
+    worker and batch)."""
+    from sparsekm.algorithms.fs_linear import solve_fs_linear
+    from sparsekm.solvers import SolverPlan
+
+    res = solve_fs_linear(colorectal(), "bnb", SolverPlan(time_limit=seconds), workers=2)
+    tr = res.raw
+    nodes = [c for _, cpus in tr.schedule for c in cpus]
+    d_node = tr.timing["driver_cpu"] / max(tr.nodes, 1)
+    chunk = 16
+    tasks = [sum(nodes[i:i + chunk]) for i in range(0, len(nodes), chunk)]
+    t1 = sum(nodes) + d_node * len(nodes)
+    rows = []
+    for W in (2, 8, 32, 128):
+        tw = _makespan(tasks, W, W, d_node * chunk)
+        rows.append({"W": W, "T_W": tw, "efficiency": t1 / (W * tw),
+                     "driver_busy": d_node * len(nodes) / tw})
+    out = {"nodes": tr.nodes, "node_cpu_mean": float(np.mean(nodes)),
+           "node_cpu_p50": float(np.median(nodes)), "node_cpu_p90": float(
+               np.quantile(nodes, 0.9)), "driver_cpu_per_node": d_node,
+           "driver_saturates_at": float(np.mean(nodes) / d_node), "T_1": t1, "model": rows,
+           "gap": res.gap, "load": round(load_avg(), 1)}
+    RUNS.mkdir(parents=True, exist_ok=True)
+    (RUNS / "scaling.json").write_text(json.dumps(out, indent=1))
+    print(json.dumps(out, indent=1))
+
+
+def dask_check(workers: int) -> None:
+    """The same search on one process and on a Dask LocalCluster of ``workers`` worker
+    processes, batch 32: the same certificate and optimum (and, for a fixed batch, the same
+    nodes)."""
+    from dask.distributed import Client, LocalCluster
+
+    from sparsekm.algorithms.fs_linear import solve_fs_linear
+    from sparsekm.solvers import SolverPlan
+
+    p = colorectal(B=4)
+    keep = np.argsort(-np.abs(p.X.T @ p.y))[:150]      # 150 features: a tree that closes
+    p = type(p)(p.X[:, np.sort(keep)], p.y, B=4, C=1.0)
+    one = solve_fs_linear(p, "bnb", SolverPlan(time_limit=900), batch=32)
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        many = solve_fs_linear(p, "bnb", SolverPlan(time_limit=900), batch=32,
+                               scheduler=client)
+    out = {"instance": "colorectal, 150 features most correlated with y, B = 4, C = 1",
+           "workers": [one.extra["workers"], many.extra["workers"]],
+           "status": [one.status.value, many.status.value],
+           "objective": [one.objective, many.objective], "bound": [one.bound, many.bound],
+           "selected": [one.selected, many.selected],
+           "nodes": [one.extra["nodes"], many.extra["nodes"]],
+           "time_s": [one.time_s, many.time_s]}
+    RUNS.mkdir(parents=True, exist_ok=True)
+    (RUNS / "dask.json").write_text(json.dumps(out, indent=1, default=str))
+    print(json.dumps(out, indent=1, default=str))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("step", choices=("run", "report", "scaling", "dask"))
+    ap.add_argument("--seconds", type=float, default=120.0)
+    ap.add_argument("--workers", type=int, default=8)
+    ap.add_argument("suite", nargs="?", choices=tuple(SUITES))
+    ap.add_argument("--minutes", type=float, default=25.0)
+    ap.add_argument("--tag", default="")
+    args = ap.parse_args()
+    if args.step == "run":
+        run(args.suite, args.minutes, args.tag)
+    elif args.step == "scaling":
+        scaling(args.seconds)
+    elif args.step == "dask":
+        dask_check(args.workers)
+    else:
+        report()
+
+
+if __name__ == "__main__":
+    main()

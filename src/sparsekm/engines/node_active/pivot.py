@@ -1,0 +1,210 @@
+"""One pivot of the node active-set engine: the maximiser of the node dual on the current
+partition, in the null space of its constraints (numba).
+
+The partition (:mod:`.solve`) splits the samples into M (0 < alpha_i < C), L (alpha_i = 0)
+and U (alpha_i = C), and the working features into A (above the threshold r: z_j = 1), T (tied
+at |s_j| = r, sign sigma_j: fractional z_j) and N (below: z_j = 0); F1 holds the fixed-in
+features. On it the node dual g (:mod:`.solve`) is the concave quadratic
+
+    q(alpha, r) = 1'alpha - 1/2 ||G'alpha||^2 - 1/2 kappa r^2,   G = [q_j, j in F1 u A],
+    kappa = k - |A|,  s.t.  y'alpha = 0,  sigma_j q_j'alpha = r (j in T),  alpha_L = 0,
+    alpha_U = C,
+
+with q_j = y * x_j (row j of ``Qt``): in z = (alpha_M, r), constraints E z = e with
+E' = Q [R; 0] (:mod:`.qr`; variables ``vid``, constraints ``cid``). :func:`direction` is the
+step to the maximiser of q on that manifold, Z p with Z = Q's last nz - nc columns and
+(Z'HZ) p = Z' grad q (the null-space method; Nocedal & Wright, Numerical Optimization, 2nd
+ed., Section 16.2); :func:`multipliers` are the intercept b (of y'alpha = 0) and the primal
+weights u_j = z_j sigma_j r of the tied features (of their ties), so z_j = sigma_j u_j / r.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .linalg import reduced_solve
+
+__all__ = ["constraint_column", "correlations", "direction", "gradient", "margins",
+           "model_value", "multipliers", "variable_row"]
+
+FAST = {"contract", "reassoc"}
+RAY = 10.0            # a step of more than RAY x C in a coordinate is a ray: cut to this
+
+
+@njit(cache=True, fastmath=FAST, error_model="numpy")
+def correlations(Qt, feats, a, out):
+    """out_f = q_f'a for the features ``feats`` (s_j of the module docstring)."""
+    for f in range(feats.size):
+        row = Qt[feats[f]]
+        acc = 0.0
+        for i in range(a.size):
+            acc += row[i] * a[i]
+        out[f] = acc
+
+
+@njit(cache=True, fastmath=FAST, error_model="numpy")
+def gradient(Qt, FA, vid, nz, a, rk):
+    """grad q at alpha (in the variables ``vid[:nz]``; sample i, or m for r): 1 - (G G'
+    alpha)_i, and -kappa r; ``rk = (r, kappa)``."""
+    r, kappa = rk
+    m = a.size
+    c = np.empty(FA.size)
+    correlations(Qt, FA, a, c)
+    Ka = np.zeros(m)
+    for f in range(FA.size):
+        row = Qt[FA[f]]
+        cf = c[f]
+        for i in range(m):
+            Ka[i] += cf * row[i]
+    g = np.empty(nz)
+    for t in range(nz):
+        v = vid[t]
+        g[t] = -kappa * r if v == m else 1.0 - Ka[v]
+    return g
+
+
+@njit(cache=True, fastmath=FAST, error_model="numpy")
+def model_value(Qt, FA, a, r, kappa):
+    """q(alpha, r): the node dual on the partition (= g over the working set when the
+    partition holds at alpha)."""
+    c = np.empty(FA.size)
+    correlations(Qt, FA, a, c)
+    return a.sum() - 0.5 * (c @ c) - 0.5 * kappa * r * r
+
+
+@njit(cache=True, fastmath=FAST, error_model="numpy")
+def direction(Qt, FA, lin, a, rk, cap):
+    """The step dz (in ``vid`` order) to the maximiser of q on the manifold, ``lin = (Q, R,
+    vid, nz, nc, res)`` with ``res = e - E z`` the constraints' residual at the current point
+    (nonzero when it is off the manifold: a tie read within tolerance, a feature that entered
+    above the threshold): first the least-norm correction Q1 R^{-T} res onto the manifold,
+    then the null-space step from there (0 when no degree of freedom is left). A step longer
+    than RAY x ``cap`` (C) in some coordinate follows a flat direction of the model (a ray):
+    it is shortened to that length and flagged (returns (dz, reaches the maximiser))."""
+    Q, R, vid, nz, nc, res = lin
+    r, kappa = rk
+    m = a.size
+    d = nz - nc
+    u = res.copy()                               # R' u = res (R' lower triangular)
+    for i in range(nc):
+        acc = u[i]
+        for c in range(i):
+            acc -= R[c, i] * u[c]
+        u[i] = acc / R[i, i]
+    dz = np.zeros(nz)
+    for t in range(nz):
+        acc = 0.0
+        for i in range(nc):
+            acc += Q[t, i] * u[i]
+        dz[t] = acc
+    if d <= 0:
+        return dz, True
+    a2, r2 = a.copy(), r
+    for t in range(nz):
+        if vid[t] == m:
+            r2 += dz[t]
+        else:
+            a2[vid[t]] += dz[t]
+    g = gradient(Qt, FA, vid, nz, a2, (r2, kappa))
+    CZ = np.zeros((FA.size, d))
+    zr = np.zeros(d)
+    for t in range(nz):
+        v = vid[t]
+        if v == m:
+            for q in range(d):
+                zr[q] = Q[t, nc + q]
+            continue
+        for f in range(FA.size):
+            qf = Qt[FA[f], v]
+            for q in range(d):
+                CZ[f, q] += qf * Q[t, nc + q]
+    Rr = CZ.T @ CZ
+    gr = np.zeros(d)
+    for q in range(d):
+        for q2 in range(d):
+            Rr[q, q2] += kappa * zr[q] * zr[q2]
+        acc = 0.0
+        for t in range(nz):
+            acc += Q[t, nc + q] * g[t]
+        gr[q] = acc
+    p = reduced_solve(Rr, gr)
+    step = np.zeros(nz)
+    big = 0.0
+    for t in range(nz):
+        acc = 0.0
+        for q in range(d):
+            acc += Q[t, nc + q] * p[q]
+        step[t] = acc
+        big = max(big, abs(acc) / (RAY * (cap if vid[t] < m else max(r, cap))))
+    if big > 1.0:                                # a ray: a long step of bounded length
+        step /= big
+    dz += step
+    return dz, big <= 1.0
+
+
+@njit(cache=True, error_model="numpy")
+def multipliers(Q, R, nz, nc, g):
+    """lambda with E' lambda = g in the range of E' (R lambda = Q1'g): exact where g is
+    stationary on the manifold; lambda[0] = b, lambda[1 + t] = u of the t-th tie."""
+    w = np.empty(nc)
+    for i in range(nc):
+        acc = 0.0
+        for t in range(nz):
+            acc += Q[t, i] * g[t]
+        w[i] = acc
+    for i in range(nc - 1, -1, -1):
+        acc = w[i]
+        for c in range(i + 1, nc):
+            acc -= R[i, c] * w[c]
+        w[i] = acc / R[i, i]
+    return w
+
+
+@njit(cache=True, fastmath=FAST, error_model="numpy")
+def margins(Qt, y, FA, ties, lam, a):
+    """f_i = y_i (x_i'w + b) of the relaxation's hyperplane, every sample: w_j = q_j'alpha on
+    F1 u A, u_j on T (``ties``, u = lam[1:]), b = lam[0]."""
+    c = np.empty(FA.size)
+    correlations(Qt, FA, a, c)
+    m = a.size
+    f = lam[0] * y
+    for t in range(FA.size):
+        row = Qt[FA[t]]
+        for i in range(m):
+            f[i] += c[t] * row[i]
+    for t in range(ties.size):
+        row = Qt[ties[t]]
+        u = lam[1 + t]
+        for i in range(m):
+            f[i] += u * row[i]
+    return f
+
+
+@njit(cache=True, error_model="numpy")
+def constraint_column(Qt, y, vid, nz, feat, sign):
+    """Column of E' for y'alpha = 0 (``feat`` < 0) or the tie sigma q_feat'alpha = r."""
+    m = y.size
+    col = np.zeros(nz)
+    for t in range(nz):
+        v = vid[t]
+        if v == m:
+            col[t] = 0.0 if feat < 0 else -sign
+        else:
+            col[t] = y[v] if feat < 0 else Qt[feat, v]
+    return col
+
+
+@njit(cache=True, error_model="numpy")
+def variable_row(Qt, y, sample, cons, signs):
+    """Row of E' for the variable alpha_sample (or r when sample = m) over the constraints
+    ``cons`` (feature of each tie, -1 for y'alpha = 0) with their ``signs``."""
+    m = y.size
+    row = np.zeros(cons.size)
+    for c in range(cons.size):
+        j = cons[c]
+        if sample == m:
+            row[c] = 0.0 if j < 0 else -signs[c]
+        else:
+            row[c] = y[sample] if j < 0 else Qt[j, sample]
+    return row

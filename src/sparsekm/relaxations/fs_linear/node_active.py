@@ -1,0 +1,229 @@
+"""The perspective bound of FS-SVM (2) at a node by a primal active-set method: ``bnb``'s node
+bound ``perspective-active`` (the default).
+
+The bound is the one of :mod:`.node` (paper D's DSCoP (13) at the node, Lemma 4.3, in its
+dual in the m margin multipliers): g(alpha) = 1'alpha - 1/2 sum_{F1} s_j^2 - 1/2 (the k
+largest s_j^2 over the free features), certified at every feasible alpha. It is maximised by
+the compiled engine :mod:`sparsekm.engines.node_active` instead of an interior point with
+column generation: a primal active-set method on the node dual's pieces, warm-started from the
+parent's multipliers and working set, each pivot an O(m^2) update; it stops at the cutoff,
+and a stopped solve (pivot cap, time) still returns the certificate g at its feasible alpha.
+On the replayed colorectal nodes it bounds a node with a fraction of the interior point's
+CPU (``docs/benchmarks/fs_linear_node_engine.md``). A node without multipliers to start from
+(the root) is first solved by the interior point of :mod:`.node`; a node the engine cannot
+pivot through (a degenerate partition) falls back to it as well.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from sparsekm.engines.node_active import (
+    LIMIT,
+    NUMERIC,
+    OPTIMAL,
+    PRUNED,
+    node_active_set,
+    probe,
+)
+from sparsekm.models.fs_linear import FSLinearProblem
+from sparsekm.registry import register, with_node_form
+from sparsekm.solvers import Result, SolverPlan
+
+from .node import NATIVE_MAX_M, PerspectiveNode, solve_node_task
+from .node_form import NodeForm, NodeSolution, NodeTask, top_k_child_bounds
+
+__all__ = ["ActiveSetNode", "ENGINE", "active_node_task", "column_norms", "ksupport_square",
+           "relaxation_primal", "scaled_rows"]
+
+ENGINE = "sparsekm node-active-set"
+MAX_PIVOTS = 2000     # per node solve (the measured median on colorectal is about 30)
+OMEGA = 0.8           # features within this fraction of the threshold are in the working set
+PROBE_PIVOTS = 8      # pivots per child of strong branching (probes from the node's state)
+MAX_M = NATIVE_MAX_M  # more samples: each pivot is O(m^2); the interior point with shrinking
+STATUS = {OPTIMAL: "optimal", PRUNED: "cutoff", LIMIT: "pivot limit", NUMERIC: "degenerate"}
+_ROWS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+_NORMS: dict[tuple[str, int], np.ndarray] = {}
+
+
+def scaled_rows(problem: FSLinearProblem) -> np.ndarray:
+    """Qt = (y * X)' (n, m), row j = q_j, C-contiguous: computed once per data matrix in each
+    process (the engine's one input array)."""
+    key = id(problem.X)
+    hit = _ROWS.get(key)
+    if hit is None or hit[0] is not problem.X or hit[1].shape[1] != problem.m:
+        _ROWS.clear()
+        hit = (problem.X, np.ascontiguousarray((problem.X * problem.y[:, None]).T))
+        _ROWS[key] = hit
+    return hit[1]
+
+
+def active_node_task(problem: FSLinearProblem, task: NodeTask, alpha0: np.ndarray,
+                     max_pivots: int = MAX_PIVOTS) -> tuple[NodeSolution, int]:
+    """The engine on ``task`` from ``alpha0`` (and the task's working set ``W0``): the node
+    solution and the engine's status code."""
+    Qt = scaled_rows(problem)
+    F1 = np.asarray(task.F1, np.int64)
+    free = np.asarray(task.free, np.int64)
+    W0 = np.zeros(0, np.int64) if task.W0 is None else np.asarray(task.W0, np.int64)
+    a, bound, status, pivots, prices, W, v, s_free, W_next, state, at = node_active_set(
+        Qt, problem.y, float(problem.C), (F1, free, int(task.k)),
+        (np.asarray(alpha0, float), W0),
+        (float(task.cutoff), int(max_pivots), OMEGA, int(task.extra)))
+    score = np.zeros(problem.n)
+    score[free] = s_free * s_free
+    if F1.size:
+        score[F1] = (Qt[F1] @ a) ** 2
+    info = {"pivots": int(pivots), "pricing": int(prices)}
+    if at:          # the engine's final state is at alpha: strong branching forks it
+        info["state"] = (state, s_free, (F1.size, free.size, int(task.k)))
+    sol = NodeSolution(float(bound), a, score, v, W, 1, STATUS[int(status)], W_next, info)
+    return sol, int(status)
+
+
+def column_norms(problem: FSLinearProblem) -> np.ndarray:
+    """||q_j|| = ||x_j|| for every feature (the probes' bound on the features they skip)."""
+    Qt = scaled_rows(problem)
+    key = ("norms", id(Qt))
+    hit = _NORMS.get(key)
+    if hit is None:
+        _NORMS.clear()
+        hit = _NORMS[key] = np.sqrt((Qt * Qt).sum(axis=1))
+    return hit
+
+
+def ksupport_square(w: np.ndarray, k: int) -> float:
+    """Omega_k(w) = min sum_j w_j^2 / v_j over 0 <= v <= 1, sum v <= k: the perspective
+    relaxation's regulariser with the budget (the squared k-support norm of Argyriou,
+    Foygel & Srebro 2012). With |w| sorted down, the r largest get v = 1 and the rest
+    v_j = |w_j| / theta, theta = (sum of the rest) / (k - r), for the r with
+    |w|_(r) >= theta > |w|_(r+1)."""
+    a = np.sort(np.abs(w[w != 0]))[::-1]
+    if a.size <= k:
+        return float(a @ a)
+    tail = np.cumsum(a[::-1])[::-1]                # tail[r] = sum of a[r:]
+    head = np.concatenate([[0.0], np.cumsum(a * a)])
+    for r in range(k):
+        theta = tail[r] / (k - r)
+        if (r == 0 or a[r - 1] >= theta) and theta > a[r] * (1 - 1e-12):
+            return float(head[r] + tail[r] * theta)
+    return float(head[k - 1] + tail[k - 1] ** 2)
+
+
+def relaxation_primal(problem: FSLinearProblem, task: NodeTask, sol: NodeSolution) -> float:
+    """An upper bound on the node's perspective relaxation (13): its primal objective
+    1/2 sum_{F1} w_j^2 + 1/2 Omega_k(w_free) + C sum_i max(0, 1 - y_i (x_i'w + b)) at the
+    hyperplane of the solution's multipliers (w_j = s_j on F1, z_j s_j on the working set,
+    the best b). Every certified bound of the node is at most this; the difference is the
+    node solve's duality gap."""
+    from sparsekm.engines.linear_svm import best_intercept
+
+    X, y = problem.X, problem.y
+    s = (X.T @ (sol.alpha * y))
+    w = np.zeros(problem.n)
+    w[task.F1] = s[task.F1]
+    inside = np.isin(sol.W, task.free)
+    w[sol.W[inside]] = sol.v[inside] * s[sol.W[inside]]
+    f = X @ w
+    b = float(best_intercept(f, y))
+    hinge = np.maximum(0.0, 1.0 - y * (f + b)).sum()
+    return float(0.5 * (w[task.F1] @ w[task.F1]) + 0.5 * ksupport_square(w[task.free], task.k)
+                 + problem.C * hinge)
+
+
+@dataclass(frozen=True)
+class ActiveSetNode(NodeForm):
+    """The perspective bound (13) at a node by :mod:`sparsekm.engines.node_active` (module
+    docstring); the perspective's fixing rule (phi = s^2 / 2); children reuse alpha and the
+    working set. ``rounds`` of a task below the column-generation default caps the pivots at
+    ``pivots_per_round`` x rounds (strong branching's few warm pivots per child)."""
+
+    ref = "(13), Lemma 4.3: its dual in the m margin multipliers, by an active-set method"
+    reuse = ("multipliers",)
+    pairs = True
+    probe_pivots: int = PROBE_PIVOTS
+    pivots_per_round: int = 4
+
+    def solver_name(self, problem: FSLinearProblem, plan: SolverPlan) -> str:
+        if self.fast(problem, plan):
+            return ENGINE
+        return PerspectiveNode().solver_name(problem, plan)
+
+    def fast(self, problem: FSLinearProblem, plan: SolverPlan) -> bool:
+        """The engine bounds the nodes (no solver named, m <= MAX_M): about a millisecond a
+        node, and strong branching's children from the node's own state."""
+        return plan.relax_solver is None and problem.m <= MAX_M
+
+    def solve(self, problem: FSLinearProblem, plan: SolverPlan, task: NodeTask
+              ) -> NodeSolution:
+        if not self.fast(problem, plan):                  # the interior point's path
+            return solve_node_task(problem, plan, task)
+        if task.alpha0 is None:                           # no multipliers: the root
+            first = solve_node_task(problem, plan, task)
+            sol, _ = active_node_task(problem, replace(task, W0=first.W_next), first.alpha)
+            return sol if sol.bound >= first.bound else first
+        if plan.clock.expired():                          # the certificate at the start
+            sol, _ = active_node_task(problem, task, task.alpha0, max_pivots=0)
+            sol.status, sol.solves = "time limit", 0
+            return sol
+        cap = MAX_PIVOTS if task.rounds >= NodeTask.rounds else max(
+            1, self.pivots_per_round * task.rounds)
+        sol, status = active_node_task(problem, task, task.alpha0, cap)
+        if status == NUMERIC:
+            fallback = solve_node_task(problem, plan, replace(task, alpha0=sol.alpha))
+            if fallback.bound > sol.bound:
+                fallback.info["fallback"] = 1
+                return fallback
+        return sol
+
+    def child_bounds(self, sol: NodeSolution, task: NodeTask
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        return top_k_child_bounds(sol.bound, 0.5 * sol.score[task.free], task.k)
+
+    def probe(self, problem: FSLinearProblem, plan: SolverPlan, sol: NodeSolution,
+              task: NodeTask, cands: np.ndarray, rounds: int
+              ) -> tuple[np.ndarray, np.ndarray, int]:
+        """The children's bounds from the engine's final state at the node (no new
+        factorisation: :func:`~sparsekm.engines.node_active.probe`), at most
+        ``pivots_per_round`` x ``rounds`` pivots each; the generic per-child solves when the
+        node was changed since (fixings), a child is a leaf, or the state is not at alpha."""
+        held = sol.info.get("state")
+        k, free = task.k, task.free
+        same = held is not None and held[2] == (task.F1.size, free.size, k)
+        if not same or k <= 1 or free.size - 1 <= k or cands.size == 0:
+            return super().probe(problem, plan, sol, task, cands, rounds)
+        state, s_free, _ = held
+        outs, ins, pivots = probe(
+            scaled_rows(problem), problem.y, float(problem.C),
+            (np.asarray(task.F1, np.int64), np.asarray(free, np.int64), int(k)),
+            (state, sol.alpha, s_free), np.asarray(cands, np.int64),
+            (max(1, min(self.probe_pivots, self.pivots_per_round * rounds)), OMEGA,
+             column_norms(problem)))
+        sol.info["probe_pivots"] = sol.info.get("probe_pivots", 0) + int(pivots)
+        return outs, ins, 2 * int(cands.size)
+
+
+def _warm_up() -> None:
+    """Compile / load the engine on a tiny seeded problem."""
+    rng = np.random.default_rng(0)
+    y = np.where(np.arange(12) % 2 == 0, 1.0, -1.0)
+    p = FSLinearProblem(rng.standard_normal((12, 6)), y, B=2, C=1.0)
+    ActiveSetNode().solve(p, SolverPlan(), NodeTask.root(p))
+
+
+@register("fs-linear", "relaxation", "perspective-active", paper="D",
+          ref="dual of (13), Lemma 4.3, by a primal active-set method", problem_class="SOCP",
+          warm_up=_warm_up)
+@with_node_form(ActiveSetNode())
+def perspective_active(problem: FSLinearProblem, plan: SolverPlan) -> Result:
+    """DSCoP (13)'s bound from its dual in m variables (the root node of ``bnb``'s default
+    node bound): the interior point's multipliers refined by the active-set engine; certified
+    at the final alpha."""
+    sol = ActiveSetNode().solve(problem, plan, NodeTask.root(problem))
+    out = Result(objective=sol.bound if sol.status == "optimal" else None, method=
+                 "perspective-active", problem="fs-linear", problem_class="SOCP",
+                 solver=ENGINE, values={"alpha": sol.alpha},
+                 extra={"equation": "dual of (13)", **sol.info})
+    return out.certify(sol.bound)

@@ -1,0 +1,186 @@
+"""The active-set node engine (``node_bound=perspective-active``, bnb's default): it certifies
+the enumerated optimum on 1 and 2 workers, its bounds (stopped or not, its strong-branching
+probes included) never exceed a node's enumerated value, it reaches the interior point's
+bound with a relaxation duality gap of round-off, and the pairwise cuts it feeds never cut
+off a support better than the incumbent."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from fs_linear_instances import INSTANCES, enum_opt, get, prob
+
+from sparsekm.algorithms.fs_linear import solve_fs_linear
+from sparsekm.algorithms.fs_linear.bnb_pairs import apply_cuts, pair_cuts
+from sparsekm.engines.node_active import node_active_set, probe
+from sparsekm.models.fs_linear import FSLinearProblem
+from sparsekm.models.svm import solve_svm
+from sparsekm.parallel import Executor
+from sparsekm.relaxations.fs_linear.node import solve_node
+from sparsekm.relaxations.fs_linear.node_active import (
+    ENGINE,
+    ActiveSetNode,
+    column_norms,
+    ksupport_square,
+    relaxation_primal,
+    scaled_rows,
+)
+from sparsekm.relaxations.fs_linear.node_form import NodeTask
+from sparsekm.solvers import SolverPlan
+from sparsekm.solvers.plan import Deadline
+
+FORM = ActiveSetNode()
+
+
+def _supports(p: FSLinearProblem, F1: list[int], free: list[int], k: int
+              ) -> dict[tuple[int, ...], float]:
+    """The objective of (2) on every support of the node (F1 plus k free features: more
+    features never raise the SVM's optimum, so these hold the node's optimum)."""
+    out = {}
+    for extra in itertools.combinations(free, k):
+        S = tuple(sorted(F1 + list(extra)))
+        out[S] = solve_svm(p.X, p.y, p.C, features=list(S))[2]
+    return out
+
+
+def _node(seed: int, B: int = 4) -> tuple[FSLinearProblem, list[int], list[int], int]:
+    """A node of a small instance: one feature fixed in, one out, budget B - 1 left."""
+    X, y = get(f"rand{seed % 3}")
+    p = FSLinearProblem(X, y, B=B, C=[1.0, 10.0, 0.3][seed % 3])
+    rng = np.random.default_rng(seed)
+    F1, out = [int(x) for x in rng.choice(p.n, 2, replace=False)]
+    free = [j for j in range(p.n) if j not in (F1, out)]
+    return p, [F1], free, p.B - 1
+
+
+@pytest.mark.parametrize("key,B,C", INSTANCES)
+def test_the_engine_certifies_the_enumerated_optimum(key: str, B: int, C: float) -> None:
+    opt, S, _ = enum_opt(key, B, C)
+    res = solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120),
+                          root_search="none")
+    assert res.status.value == "optimal" and res.extra["open_nodes"] == 0
+    assert math.isclose(res.objective, opt, rel_tol=1e-6) and tuple(res.selected) == S
+    assert res.bound <= opt * (1 + 1e-9)
+    assert res.solver == ENGINE and res.extra["node_bound"] == "perspective-active"
+
+
+@pytest.fixture(scope="module")
+def two_workers():
+    ex = Executor(workers=2)
+    with ex.session() as pool:
+        yield ex, pool
+
+
+@pytest.mark.parametrize("branching", ["auto", "fractional", "reliability"])
+def test_one_and_two_workers_certify_the_same_optimum(branching: str, two_workers) -> None:
+    """The default bnb (strong branching from the engine's probes, chunks of nodes per task)
+    on 1 and 2 workers: the enumerated optimum, certified; with one batch size the same
+    run."""
+    key, B, C = "breast_cancer_wisconsin", 3, 0.1
+    opt, S, _ = enum_opt(key, B, C)
+    runs = [solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120, executor=ex),
+                            root_search="none", branching=branching, batch=4)
+            for ex in (None, two_workers[0])]
+    for res in runs:
+        assert res.status.value == "optimal" and tuple(res.selected) == S
+        assert math.isclose(res.objective, opt, rel_tol=1e-6)
+        assert res.bound <= opt * (1 + 1e-9)
+    assert runs[0].extra["workers"] == 1 and runs[1].extra["workers"] == 2
+    assert runs[0].extra["nodes"] == runs[1].extra["nodes"] and runs[0].bound == runs[1].bound
+    default = solve_fs_linear(prob("rand0", 3, 1.0), "bnb", SolverPlan(
+        time_limit=120, executor=two_workers[0]), root_search="none")
+    assert default.status.value == "optimal"
+    assert math.isclose(default.objective, enum_opt("rand0", 3, 1.0)[0], rel_tol=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bounds_never_exceed_the_node_optimum(seed: int) -> None:
+    """At the node's optimum of the relaxation (the interior point's bound, the relaxation's
+    primal value within round-off), from a random start, stopped after 0, 1 or 3 pivots, at
+    an expired clock, and every strong-branching probe: never above the enumerated optimum
+    of the node (or of the child)."""
+    p, F1, free, k = _node(seed)
+    sup = _supports(p, F1, free, k)
+    opt = min(sup.values())
+    ipm = solve_node(p, SolverPlan(), np.array(F1), np.array(free), k)
+    task = NodeTask(np.array(F1), np.array(free), k, alpha0=ipm.alpha)
+    sol = FORM.solve(p, SolverPlan(), task)
+    assert sol.bound <= opt * (1 + 1e-9)
+    assert sol.bound == pytest.approx(ipm.bound, rel=1e-6)
+    assert relaxation_primal(p, task, sol) - sol.bound <= 1e-7 * abs(sol.bound)
+    rng = np.random.default_rng(seed)
+    Qt = scaled_rows(p)
+    node = (np.array(F1, np.int64), np.array(free, np.int64), k)
+    for pivots in (0, 1, 3, 2000):
+        a0 = rng.uniform(0, p.C, p.m)
+        got = node_active_set(Qt, p.y, p.C, node, (a0, np.zeros(0, np.int64)),
+                              (np.inf, pivots, 0.8, 30))
+        assert got[1] <= opt * (1 + 1e-9)
+        assert abs(p.y @ got[0]) <= 1e-9 * p.C * p.m and got[0].min() >= 0
+        assert got[0].max() <= p.C
+    late = FORM.solve(p, SolverPlan(time_limit=1e-9).with_(deadline=Deadline(1e-9)),
+                      NodeTask(np.array(F1), np.array(free), k, alpha0=rng.uniform(
+                          0, p.C, p.m)))
+    assert late.status == "time limit" and late.bound <= opt * (1 + 1e-9)
+    state = sol.info["state"][0]
+    outs, ins, _ = probe(Qt, p.y, p.C, node, (state, sol.alpha, sol.info["state"][1]),
+                         np.array(free, np.int64), (8, 0.8, column_norms(p)))
+    for j, b_out, b_in in zip(free, outs, ins):
+        assert b_out <= min(v for S, v in sup.items() if j not in S) * (1 + 1e-9)
+        assert b_in <= min(v for S, v in sup.items() if j in S) * (1 + 1e-9)
+
+
+def test_ksupport_square_is_the_perspective_regulariser() -> None:
+    """Omega_k(w) = min over 0 <= v <= 1, sum v <= k of sum w^2 / v: the closed forms at
+    both ends, and scipy's SLSQP on v agrees on random vectors."""
+    from scipy.optimize import minimize
+
+    w = np.array([3.0, -1.0, 0.5, 0.0])
+    assert ksupport_square(w, 4) == pytest.approx(10.25)          # k >= support: ||w||^2
+    assert ksupport_square(w, 1) == pytest.approx(4.5 ** 2)        # k = 1: ||w||_1^2
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        w = rng.standard_normal(6) * rng.uniform(0.1, 2, 6)
+        k = int(rng.integers(2, 5))
+        res = minimize(lambda v, w=w: np.sum(w ** 2 / v), np.full(6, k / 6),
+                       bounds=[(1e-9, 1.0)] * 6, method="SLSQP",
+                       constraints=[{"type": "ineq", "fun": lambda v, k=k: k - v.sum()}],
+                       options={"ftol": 1e-12, "maxiter": 500})
+        assert ksupport_square(w, k) == pytest.approx(res.fun, rel=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_pairwise_cuts_never_cut_off_a_better_support(seed: int) -> None:
+    """Every cut the dual test proves at a node, with the cutoff at 1.01 x the node's
+    optimum, holds for every support of the node below the cutoff (enumeration); the
+    fixings it forces in a child keep every such support of that child. On the nodes
+    whose relaxation is within 2 % of their optimum (seeds 2 and 5) cuts of each kind
+    fire."""
+    p, F1, free, k = _node(seed, B=5)
+    sup = _supports(p, F1, free, k)
+    opt = min(sup.values())
+    cutoff = 1.01 * opt
+    for start in ("optimum", "random"):
+        a0 = None if start == "optimum" else np.random.default_rng(seed).uniform(0, p.C, p.m)
+        task = NodeTask(np.array(F1), np.array(free), k, alpha0=a0)
+        sol = FORM.solve(p, SolverPlan(), task)
+        freea = np.array(free)
+        cuts = pair_cuts(sol.bound, 0.5 * sol.score[freea], freea, k, cutoff, freea)
+        good = [S for S, v in sup.items() if v < cutoff]
+        if start == "optimum" and seed in (2, 5):       # nodes near their cutoff: cuts fire
+            assert sum(len(v) for v in cuts.values()) >= 5
+        for S in good:
+            z = {j: j in S for j in free}
+            assert all(not (z[a] and z[b]) for a, b in cuts["both_in"])
+            assert all(z[a] or z[b] for a, b in cuts["both_out"])
+            assert all(z[b] or not z[a] for a, b in cuts["implies"])
+        data = {f"cut_{x}": v for x, v in cuts.items()}
+        for j in free:
+            for side in ("in", "out"):
+                fix_in, fix_out = apply_cuts(data, j, side)
+                for S in good:
+                    if (j in S) == (side == "in"):
+                        assert set(fix_in) <= set(S) and not set(fix_out) & set(S)
