@@ -58,6 +58,7 @@ from .libsvm import fit_libsvm
 from .masked_rows import (
     MASKED_POLY,
     MASKED_RBF,
+    exp_neg,
     ipow,
     masked_diag,
     masked_matrix,
@@ -80,7 +81,8 @@ from .upper_decide import upper_decide, upper_gradient
 __all__ = ["ABOVE", "BELOW", "FIRST_ORDER", "HINGE", "LOGISTIC", "MASKED_POLY", "MASKED_RBF",
            "SECOND_ORDER", "UNDECIDED", "Hinge", "KernelSource", "Logistic",
            "SMOOptions", "SVMDualOptions", "decision_function", "dual_gradient",
-           "dual_objective", "fit_libsvm", "get_row", "ipow", "kkt_intercept", "lin_bound",
+           "dual_objective", "exp_neg", "fit_libsvm", "get_row", "ipow", "kkt_intercept",
+           "lin_bound",
            "linearized_bound", "load_engine",
            "masked_diag", "masked_matrix", "masked_row", "masked_segment",
            "masked_upper", "optimal_intercept",

@@ -1,0 +1,155 @@
+"""Certified bounds on ``v(beta) = min_alpha f(alpha, beta)`` over a node's masks (paper A).
+
+Paper A, eqs. (3)-(4): ``f(alpha, beta) = 1/2 w'K_beta w - 1'alpha``, ``w = alpha * y``,
+alpha in ``Delta = {0 <= alpha <= C, y'alpha = 0}``. A node fixes ``I`` in and picks ``r``
+more from the free set ``U``; its masks ``beta`` satisfy ``I <= beta <= I u U``. Every value
+here is certified at a feasible point, whatever the accuracy of the solver that found it:
+
+* an upper bound on ``min_alpha f(alpha, K)`` is ``f(alpha, K)`` at any feasible alpha
+  (:meth:`NodeBounds.upper`, any symmetric ``K``);
+* a lower bound, for a PSD ``K``, is ``-P(w(alpha), b*)`` (weak duality of the SVM,
+  :func:`~sparsekm.engines.smo.svm_duality`; :meth:`NodeBounds.lower`).
+
+The node bounds (:meth:`NodeBounds.node`):
+
+* *superset* (margin sense, polynomial kernel, ``c >= 0``): ``K_beta = (gamma S_beta + c)^d``
+  grows in the PSD order with the mask (sums and Schur products of PSD matrices), so
+  ``f(alpha, beta) <= f(alpha, I u U)`` for every alpha and ``v(beta) <= v(I u U)``;
+* *subset* (paper sense, polynomial kernel): by the same order ``v(beta) >= v(I)``;
+* *box corner* (margin sense, Gaussian kernel): each entry ``exp(-gamma S_ih)`` lies between
+  its values at the least and the largest ``S_ih`` over the node (the ``r`` smallest / largest
+  free terms added to ``I``'s). ``f(alpha, K)`` grows with ``K_ih`` where ``y_i y_h > 0`` and
+  falls where ``y_i y_h < 0`` (alpha >= 0), so the corner ``K*`` (largest same-class, least
+  cross-class entries) gives ``f(alpha, beta) <= f(alpha, K*)`` for every alpha, hence
+  ``v(beta) <= min_alpha f(alpha, K*)`` (``K*`` need not be PSD: any feasible alpha bounds
+  that minimum from above);
+* otherwise the bounds every mask meets: ``v <= f(0, .) = 0`` (margin) and, the kernels being
+  PSD, ``v >= -max{1'alpha : alpha in Delta} = -2 C min(m+, m-)`` (paper).
+
+Measured (``docs/guides/fs_kernel.md``): the superset and subset bounds prune near the leaves;
+the box corner is valid but far above the optimum on every instance of paper A's tables.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from sparsekm.kernels import feature_terms
+from sparsekm.models.fs_kernel import FSKernelProblem
+
+from .evaluator import SVM_TOL
+
+__all__ = ["ROUND", "NodeBounds"]
+
+ROUND = 1e-12  # relative slack for the round-off of a certified value (sums of <= 1e3 terms)
+
+
+def _feasible(alpha: np.ndarray, y: np.ndarray, C: float) -> np.ndarray:
+    """alpha clipped to [0, C] and scaled on its larger class so that y'alpha = 0 exactly
+    enough (feasibility of the point is what certifies an upper bound)."""
+    a = np.clip(np.asarray(alpha, float), 0.0, C)
+    pos, neg = y > 0, y < 0
+    sp, sn = a[pos].sum(), a[neg].sum()
+    if sp > sn:
+        a[pos] *= sn / sp if sp > 0 else 0.0
+    elif sn > sp:
+        a[neg] *= sp / sn if sn > 0 else 0.0
+    return a
+
+
+class NodeBounds:
+    """The per-feature terms of the problem and its node bounds (see the module doc)."""
+
+    def __init__(self, p: FSKernelProblem) -> None:
+        self.p = p
+        self.terms = np.ascontiguousarray(feature_terms(p.X, p.kernel))
+        self.paper = p.sense == "paper"
+        self.kind = p.kernel
+        m_pos, m_neg = int((p.y > 0).sum()), int((p.y < 0).sum())
+        self.trivial = -2.0 * p.C * min(m_pos, m_neg) if self.paper else 0.0
+
+    def aggregate(self, mask: np.ndarray) -> np.ndarray:
+        """``S = sum_{j in mask} g_j``, summed in feature order."""
+        idx = np.flatnonzero(mask)
+        if idx.size == 0:
+            return np.zeros(self.terms.shape[1:])
+        out = self.terms[idx[0]].copy()
+        for j in idx[1:]:
+            out += self.terms[j]
+        return out
+
+    def kernel(self, S: np.ndarray) -> np.ndarray:
+        """``phi(S)`` entrywise (Section 2.2)."""
+        p = self.p
+        if self.kind == "rbf":
+            return np.exp(-p.gamma * S)
+        return (p.gamma * S + p.coef0) ** p.degree
+
+    def _svm(self, K: np.ndarray) -> np.ndarray:
+        from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual
+
+        p = self.p
+        return solve_svm_dual(K, p.y, p.C, options=SVMDualOptions(tol=SVM_TOL,
+                                                                  check_input=False)).alpha
+
+    def certify_upper(self, K: np.ndarray, alpha: np.ndarray) -> tuple[float, np.ndarray]:
+        """``f(alpha, K)`` at ``alpha`` made exactly feasible, plus its round-off: an upper
+        bound on ``min_alpha f(alpha, K)`` (any symmetric ``K``); and that alpha."""
+        p = self.p
+        a = _feasible(alpha, p.y, p.C)
+        w = a * p.y
+        f = 0.5 * float(w @ K @ w) - float(a.sum())
+        mag = 0.5 * float(np.abs(w) @ np.abs(K) @ np.abs(w)) + float(a.sum())
+        return f + ROUND * mag, a
+
+    def certify_lower(self, K: np.ndarray, alpha: np.ndarray, tight: bool = False) -> float:
+        """``-P(w(alpha), b*)`` minus its round-off: a lower bound on ``min_alpha f(alpha,
+        K)`` for a PSD ``K`` (weak duality; any alpha, clipped to the box). ``tight``: first
+        continue the SMO from alpha to a KKT tolerance of 1e-10 (an incumbent's bound)."""
+        from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual, svm_duality
+
+        p = self.p
+        if tight:
+            alpha = solve_svm_dual(K, p.y, p.C, alpha0=alpha, options=SVMDualOptions(
+                tol=1e-10, check_input=False, backend="smo")).alpha
+        primal, _, _ = svm_duality(K, p.y, alpha, p.C)
+        return -primal - ROUND * (abs(primal) + p.C * p.m)
+
+    def upper(self, K: np.ndarray) -> tuple[float, np.ndarray]:
+        """A certified upper bound on ``min_alpha f(alpha, K)`` at the SVM's alpha."""
+        return self.certify_upper(K, self._svm(K))
+
+    def lower(self, K: np.ndarray) -> float:
+        """A certified lower bound on ``min_alpha f(alpha, K)`` at the SVM's point (PSD)."""
+        return self.certify_lower(K, self._svm(K))
+
+    def corner(self, inc: np.ndarray, free: np.ndarray, r: int) -> np.ndarray:
+        """The box corner ``K*`` of a node (Gaussian kernel, margin sense)."""
+        S0 = self.aggregate(inc)
+        T = self.terms[np.flatnonzero(free)]
+        srt = np.sort(T, axis=0)
+        smin = S0 + srt[:r].sum(axis=0)
+        smax = S0 + srt[T.shape[0] - r:].sum(axis=0)
+        same = np.outer(self.p.y, self.p.y) > 0
+        return self.kernel(np.where(same, smin, smax))   # exp falls with S
+
+    def node(self, inc: np.ndarray, free: np.ndarray, r: int) -> tuple[float, np.ndarray | None]:
+        """The node's certified bound on ``v`` (upper: margin; lower: paper) and, where an SVM
+        gave it, its alpha (None otherwise)."""
+        p = self.p
+        if p.kernel == "poly" and p.coef0 >= 0:
+            if self.paper:
+                if not inc.any():
+                    return self.trivial, None
+                return max(self.lower(self.kernel(self.aggregate(inc))), self.trivial), None
+            return self.upper(self.kernel(self.aggregate(inc | free)))
+        if p.kernel == "rbf" and not self.paper:
+            ub, a = self.upper(self.corner(inc, free, r))
+            return min(ub, 0.0), a
+        return self.trivial, None
+
+    def masks(self, free: np.ndarray, r: int) -> int:
+        """How many masks a node holds."""
+        return math.comb(int(free.sum()), r)
