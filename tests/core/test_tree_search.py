@@ -49,7 +49,7 @@ def smkl():
     return SMKLProblem(X, y, "linear,poly:0.5:1:2,rbf:0.2,rbf:1,laplacian:0.5,laplacian:0.1",
                        3, 1.0, 0.02)
 
-OPTIONS = {"fs-linear": {"root_search": "none"}, "fs-kernel": {"n_samples": 20},
+OPTIONS = {"fs-linear": {"root_search": "none"}, "fs-kernel": {"n_samples": 20, "leaf_masks": 16},
            "smkl": {"starts": 1, "node_abr_iter": 0}}
 METHOD = {"fs-linear": "bnb", "fs-kernel": "bnb", "smkl": "exact"}
 """

@@ -38,7 +38,7 @@ from sparsekm.algorithms.tree import (
     node_plan,
     run,
 )
-from sparsekm.declare import Annotated, ParamError, Spec
+from sparsekm.declare import Annotated, Spec
 from sparsekm.models.fs_kernel import FSKernelProblem, random_masks
 from sparsekm.registry import register
 from sparsekm.solvers import Result, SolverPlan
@@ -51,12 +51,14 @@ from .mask_scan import BUDGET, CANDIDATE, DONE, POLY, RBF, next_combination, sca
 from .specs import N_SAMPLES
 
 LEAF_MASKS = Spec("A node with at most this many masks is scanned mask by mask (certified "
-                  "SMO intervals) instead of branched (none: 1.5e5 / m within [64, 50000], "
-                  "50000 where no node bound applies: rbf in the paper sense).", ge=1,
-                  le=10**9)
+                  "SMO intervals) instead of branched (none: 1.5e5 / m within [64, 50000] for "
+                  "poly kernels, 50000 for rbf).", ge=1, le=10**9)
+LS_STARTS = Spec("LS* runs for the root's incumbent, from the seeded starts seed, seed + 1, "
+                 "... (its result depends on the start in the paper sense).", ge=1, le=1000)
 GAP_TOL = 1e-6     # the certified gap left at the end: libsvm's error at the incumbent, round-off
-LEAF_SCALE = 1.5e5  # auto leaf size: a node (~1.5 ms at m = 10, ~6 ms at m = 100) costs a
-                    # fifth of the scan of its masks (~0.5 us each at m = 10, ~20 at 100)
+LEAF_SCALE = 1.5e5  # auto leaf size (poly): a node (~1.5 ms at m = 10, ~6 ms at m = 100)
+                    # costs a fifth of the scan of its masks (~0.5 us each at m = 10, ~20 at
+                    # 100); rbf: 50000 (its node bounds prune no node of that size)
 SCAN_ENTRIES = 2e6  # kernel entries per compiled scan call between two looks at the clock
 
 __all__ = ["KernelTree", "branch_and_bound"]
@@ -103,52 +105,41 @@ class Bounder:
             return min(self.nb.certify_lower(K, alpha, tight=True), v)
         return max(self.nb.certify_upper(K, alpha)[0], v)
 
-    def same_side(self) -> int:
-        """Which child keeps its parent's bound: ``j in`` for the superset (margin, poly),
-        ``j out`` for the subset (paper, poly) and both for the bound every mask meets
-        (paper, rbf: 2); neither for the box corner."""
-        if self.p.kernel == "poly":
-            return 1 if self.nb.paper else 0
-        return 2 if self.nb.paper else -1
+    def bound(self, inc: np.ndarray, free: np.ndarray, r: int) -> tuple[float, Any]:
+        """The node's certified bound on ``v`` and its children's (None: none)."""
+        solves = self.nb.solves
+        out = self.nb.node(inc, free, r, self.inc_v)
+        self.stats["svm_solves"] += self.nb.solves - solves
+        return out
 
-    def bound(self, inc: np.ndarray, free: np.ndarray, r: int) -> tuple[float, np.ndarray | None]:
-        """The node's certified bound on ``v`` and the alpha of its SVM (if one ran)."""
-        if self.p.kernel == "poly" or not self.nb.paper:
-            self.stats["svm_solves"] += 1
-        return self.nb.node(inc, free, r)
-
-    def fix(self, inc: np.ndarray, free: np.ndarray, r: int, alpha: np.ndarray | None
+    def fix(self, inc: np.ndarray, free: np.ndarray, r: int, kids: Any
             ) -> tuple[np.ndarray, np.ndarray, int, Any]:
-        """Fix features by their children's bounds at the node's alpha (poly, margin): the
-        child without ``j`` has ``v <= f(alpha, I u U - j)`` (superset bound at a feasible
-        alpha); not above the incumbent, every better mask holds ``j``. Returns the node and
-        the feature to branch on (the least such bound among the others; the first free
-        feature when there is no alpha); ``r = -1`` and the node's bound instead of a
-        feature when more than ``r`` features must be in (no mask of the node is better)."""
-        p = self.p
-        first = int(np.flatnonzero(free)[0])
-        if alpha is None or p.kernel != "poly" or self.nb.paper:
-            return inc, free, r, first
-        sv = np.flatnonzero(alpha > 0)
-        w = (alpha * p.y)[sv]
+        """Fix features by their children's bounds (:mod:`.child_bounds`): a child that
+        cannot beat the incumbent takes its side away (``j`` out pruned: ``j`` in; ``j`` in
+        pruned: ``j`` out). Returns the node and ``(j, bound with j, bound without j)`` to
+        branch on (``j`` None: the first free feature, its children keep the node's bound);
+        ``r = -1`` and the node's bound when no mask is left that could be better."""
         U = np.flatnonzero(free)
-        S = self.nb.aggregate(inc | free)[np.ix_(sv, sv)]
-        Kj = self.nb.kernel(S[None] - self.nb.terms[np.ix_(U, sv, sv)])
-        f = 0.5 * np.einsum("jih,i,h->j", Kj, w, w) - float(alpha.sum())
-        f += ROUND * (0.5 * np.einsum("jih,i,h->j", np.abs(Kj), np.abs(w), np.abs(w))
-                      + float(alpha.sum()))
-        out = np.array([not self.better(v) for v in f])
-        if out.sum() > r:        # every mask misses one of them: none is better
-            return inc, free, -1, float(f[out].max())
-        take = U[out]
+        if kids is None:
+            return inc, free, r, (None, None, None)
+        must_in = np.array([not self.better(b) for b in kids.without_j])
+        must_out = np.array([not self.better(b) for b in kids.with_j])
+        if must_in.sum() > r or (~must_out).sum() < r or (must_in & must_out).any():
+            e_in, e_out = self.sign * kids.without_j, self.sign * kids.with_j
+            worst = min(e_in[must_in].min(initial=np.inf), e_out[must_out].min(initial=np.inf))
+            return inc, free, -1, self.sign * max(worst, self.sign * kids.node)
         inc, free = inc.copy(), free.copy()
-        inc[take], free[take] = True, False
-        self.stats["fixed"] += int(take.size)
-        rest = np.flatnonzero(~out)
-        pick = int(U[rest[np.argmin(f[rest])]]) if rest.size else first
-        if not free[pick]:
-            pick = int(np.flatnonzero(free)[0]) if free.any() else first
-        return inc, free, r - int(take.size), pick
+        inc[U[must_in]] = True
+        free[U[must_in | must_out]] = False
+        self.stats["fixed"] += int((must_in | must_out).sum())
+        rest = np.flatnonzero(~(must_in | must_out))
+        if rest.size == 0:
+            return inc, free, r - int(must_in.sum()), (None, None, None)
+        # margin: the j whose j-out child is the likeliest pruned; paper: whose j-in child
+        k = rest[np.argmin(kids.without_j[rest])] if self.sign < 0 else \
+            rest[np.argmax(kids.with_j[rest])]
+        return (inc, free, r - int(must_in.sum()),
+                (int(U[k]), float(kids.with_j[k]), float(kids.without_j[k])))
 
     def scan(self, node: dict[str, Any], deadline: Deadline) -> tuple[float, dict | None]:
         """Decide the node's masks from its position on: (certified bound on ``v`` over the
@@ -187,12 +178,11 @@ class Bounder:
         return float(acc[1]), rest
 
 
-def _node(inc: np.ndarray, free: np.ndarray, r: int, same: bool = False) -> dict[str, Any]:
-    """A node: ``inc`` in, ``r`` more from ``free``; ``same``: its bound is its parent's
-    (the superset or subset it would solve is the parent's); ``comb`` / ``alpha``: where a
-    cut scan resumes."""
-    return {"inc": inc, "free": free, "r": np.int64(r), "same": np.int64(same),
-            "comb": np.zeros(0, np.int64), "alpha": np.zeros(0)}
+def _node(inc: np.ndarray, free: np.ndarray, r: int) -> dict[str, Any]:
+    """A node: ``inc`` in, ``r`` more from ``free``; ``comb`` / ``alpha``: where a cut scan
+    resumes (empty: not started)."""
+    return {"inc": inc, "free": free, "r": np.int64(r), "comb": np.zeros(0, np.int64),
+            "alpha": np.zeros(0)}
 
 
 def _warm_up() -> None:
@@ -216,6 +206,7 @@ class KernelTree(TreeProblem):
     seed: int = 0
     n_samples: int = 100
     leaf_masks: int | None = None
+    ls_starts: int = 4
     plan: SolverPlan = SolverPlan()
 
     name = "bnb"
@@ -229,15 +220,16 @@ class KernelTree(TreeProblem):
         self.gap_tol = GAP_TOL
         if self.leaf_masks is None:
             p = self.problem
-            bounded = p.kernel == "poly" or not paper
-            self.leaf_masks = int(min(max(LEAF_SCALE / p.m, 64), 50_000)) if bounded else 50_000
+            scale = LEAF_SCALE / p.m if p.kernel == "poly" else math.inf
+            self.leaf_masks = int(min(max(scale, 64), 50_000))
 
     def key(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         p = self.problem
         return ({"X": p.X, "y": p.y}, {"B": p.B, "C": p.C, "kernel": p.kernel_params(),
                                        "sense": p.sense, "seed": self.seed,
                                        "n_samples": self.n_samples,
-                                       "leaf_masks": self.leaf_masks})
+                                       "leaf_masks": self.leaf_masks,
+                                       "ls_starts": self.ls_starts})
 
     def describe(self) -> str:
         p = self.problem
@@ -248,21 +240,29 @@ class KernelTree(TreeProblem):
         return {}
 
     def root(self, ctx: RootContext) -> Start:
-        """LS* (Algorithm 2) for the first incumbent, then the root's bound (skipped when LS*
-        used up the time: the root keeps the bound every mask meets)."""
+        """LS* (Algorithm 2) from ``ls_starts`` seeded starts for the first incumbent, then
+        the root's bound (skipped when LS* used up the time: the root keeps the bound every
+        mask meets)."""
         from .local_search import ls_star
 
         p = self.problem
         s = Bounder(self, {}, math.inf)
-        beta0 = random_masks(p.n, p.B, 1, self.seed)[0]
-        ls = ls_star(p, ctx.plan, beta_in=beta0, seed=self.seed, n_samples=self.n_samples)
-        s.solve(np.asarray(ls.values["beta"], bool))
+        clock, values = ctx.plan.clock, []
+        for k in range(self.ls_starts):          # LS* is start-dependent in the paper sense
+            if k and clock is not None and clock.expired():
+                break
+            beta0 = random_masks(p.n, p.B, 1, self.seed + k)[0]
+            ls = ls_star(p, ctx.plan, beta_in=beta0, seed=self.seed + k,
+                         n_samples=self.n_samples)
+            s.solve(np.asarray(ls.values["beta"], bool))
+            values.append(float(ls.objective))
         inc, free = np.zeros(p.n, bool), np.ones(p.n, bool)
         late = ctx.plan.clock is not None and ctx.plan.clock.expired()
         ub = s.nb.trivial if late else s.bound(inc, free, p.B)[0]
         return Start(nodes=[(s.sign * ub, _node(inc, free, p.B))], solutions=s.inc.solutions,
                      stats=dict(s.stats),
-                     info={"root_bound": ub, "ls_star_objective": float(ls.objective)})
+                     info={"root_bound": ub, "ls_star_objective": s.inc_v,
+                           "ls_star_starts": values})
 
     def process(self, work: Work, node: dict[str, Any], bound: float, ub: float,
                 deadline: Deadline) -> Outcome:
@@ -271,22 +271,19 @@ class KernelTree(TreeProblem):
         s = Bounder(self, work.cache, ub)
         out = Outcome()
         inc, free, r = node["inc"], node["free"], int(node["r"])
-        pick = -1
-        if node["comb"].size == 0 and int(free.sum()) > r > 0 and not int(node["same"]):
-            bound_v, alpha = s.bound(inc, free, r)
+        branch = (None, None, None)
+        if node["comb"].size == 0 and int(free.sum()) > r > 0:
+            bound_v, kids = s.bound(inc, free, r)
             before = s.nb.masks(free, r)
-            if not s.better(bound_v):
+            if s.better(bound_v):
+                inc, free, r, branch = s.fix(inc, free, r, kids)
+            if not s.better(bound_v) or r < 0:
                 s.stats["pruned"] += 1
                 s.stats["pruned_masks"] += before
-                out.pruned = s.sign * bound_v
+                out.pruned = s.sign * (bound_v if r >= 0 else branch)
                 out.solutions, out.stats = s.inc.solutions, s.stats
                 return out
-            inc, free, r, pick = s.fix(inc, free, r, alpha)
-            s.stats["pruned_masks"] += before - (s.nb.masks(free, r) if r >= 0 else 0)
-            if r < 0:
-                out.pruned = s.sign * pick
-                out.solutions, out.stats = s.inc.solutions, s.stats
-                return out
+            s.stats["pruned_masks"] += before - s.nb.masks(free, r)
             node = _node(inc, free, r)
             bound = max(bound, s.sign * bound_v)
         if r == 0 or int(free.sum()) == r:                   # one mask left
@@ -298,8 +295,11 @@ class KernelTree(TreeProblem):
             if rest is not None:
                 out.children.append((bound, rest))
         else:
-            pick = pick if pick >= 0 and free[pick] else int(np.flatnonzero(free)[0])
-            out.children = [(bound, c) for c in _children(inc, free, r, pick, s.same_side())]
+            j, b_in, b_out = branch
+            kids = _children(inc, free, r, int(np.flatnonzero(free)[0]) if j is None else j)
+            if j is not None:
+                kids = [(max(bound, s.sign * b), c) for b, (_, c) in zip((b_in, b_out), kids)]
+            out.children = [(max(bound, b), c) for b, c in kids]
         out.solutions, out.stats = s.inc.solutions, s.stats
         return out
 
@@ -314,38 +314,47 @@ class KernelTree(TreeProblem):
         return mask_result(p, beta, objective, alpha, b, "bnb")
 
 
-def _children(inc: np.ndarray, free: np.ndarray, r: int, j: int, same: int
-              ) -> list[dict[str, Any]]:
-    """The children ``j in`` and ``j out``; ``same`` names the one whose bound is its
-    parent's (0: ``j in``, 1: ``j out``, -1: neither)."""
+def _children(inc: np.ndarray, free: np.ndarray, r: int, j: int
+              ) -> list[tuple[float, dict[str, Any]]]:
+    """The children ``j in`` and ``j out`` (with bound -inf: the caller's)."""
     rest = free.copy()
     rest[j] = False
     with_j = inc.copy()
     with_j[j] = True
-    out = [_node(with_j, rest, r - 1, same in (0, 2))]
+    out = [(-math.inf, _node(with_j, rest, r - 1))]
     if int(rest.sum()) >= r:
-        out.append(_node(inc.copy(), rest.copy(), r, same in (1, 2)))
+        out.append((-math.inf, _node(inc.copy(), rest.copy(), r)))
     return out
 
 
+def _load() -> None:
+    """The registry ``warm_up``: LS*'s compiled code (the root's incumbent, both senses),
+    libsvm and the scan, loaded before the CLI's clock starts."""
+    from .preload import warm_up_search
+
+    for sense in ("margin", "paper"):
+        warm_up_search("ls-star", sense)()
+    _warm_up()
+
+
 @register("fs-kernel", "method", "bnb", paper="A",
-          ref="problem (4), Section 2.2 (per-feature kernel terms)")
+          ref="problem (4), Section 2.2 (per-feature kernel terms)", warm_up=_load)
 @single_blas
 def branch_and_bound(problem: FSKernelProblem, plan: SolverPlan, *,
                      seed: Annotated[int, SEED] = 0,
                      n_samples: Annotated[int, N_SAMPLES] = 100,
                      leaf_masks: Annotated[int | None, LEAF_MASKS] = None,
+                     ls_starts: Annotated[int, LS_STARTS] = 4,
                      tree: SearchOptions = SearchOptions()) -> Result:
     """Best-first branch and bound over masks: certified optimum of (4) in either sense, for
     the polynomial (``coef0 >= 0``) and the Gaussian kernel.
 
-    ``seed`` / ``n_samples`` drive the LS* incumbent; nodes of at most ``leaf_masks`` masks
-    are scanned. Runs on the tree engine (:mod:`sparsekm.algorithms.tree`; ``tree``: workers,
-    checkpoint, scheduler, batch, node_limit, log_every). Returns the best mask with a
+    ``seed`` / ``n_samples`` / ``ls_starts`` drive the LS* incumbent; nodes of at most
+    ``leaf_masks`` masks are scanned. Runs on the tree engine
+    (:mod:`sparsekm.algorithms.tree`; ``tree``: workers, checkpoint, scheduler, batch,
+    node_limit, log_every). Returns the best mask with a
     certified ``bound`` (upper in the margin sense, lower in the paper sense): optimal when
     the tree is closed.
     """
-    p = problem
-    if p.kernel not in ("poly", "rbf"):
-        raise ParamError("kernel", p.kernel, "method bnb certifies the poly and rbf kernels")
-    return run(KernelTree(p, seed, n_samples, leaf_masks, node_plan(plan)), plan, tree)
+    return run(KernelTree(problem, seed, n_samples, leaf_masks, int(ls_starts),
+                          node_plan(plan)), plan, tree)

@@ -33,6 +33,7 @@ the box corner is valid but far above the optimum on every instance of paper A's
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +44,9 @@ from .evaluator import SVM_TOL
 
 __all__ = ["ROUND", "NodeBounds"]
 
+CACHE_SIZE = 20_000   # supersets / subsets kept per worker
+EXACT_BAND = 0.05     # margin: a child's superset SVM only within 5 % above the incumbent
+                      # (measured: 59 % of such children pruned at d = 5, < 6 % beyond)
 ROUND = 1e-12  # relative slack for the round-off of a certified value (sums of <= 1e3 terms)
 
 
@@ -69,6 +73,17 @@ class NodeBounds:
         self.kind = p.kernel
         m_pos, m_neg = int((p.y > 0).sum()), int((p.y < 0).sum())
         self.trivial = -2.0 * p.C * min(m_pos, m_neg) if self.paper else 0.0
+        self.solved: dict[bytes, tuple[float, np.ndarray]] = {}   # only saves time
+        self.solves = 0
+
+    def _cached(self, mask: np.ndarray, compute: Any) -> tuple[float, np.ndarray]:
+        """``compute()`` for the superset / subset ``mask``, kept (siblings share it)."""
+        key = np.packbits(mask).tobytes()
+        if key not in self.solved:
+            if len(self.solved) > CACHE_SIZE:
+                self.solved.clear()
+            self.solved[key] = compute()
+        return self.solved[key]
 
     def aggregate(self, mask: np.ndarray) -> np.ndarray:
         """``S = sum_{j in mask} g_j``, summed in feature order."""
@@ -91,6 +106,7 @@ class NodeBounds:
         from sparsekm.engines.smo import SVMDualOptions, solve_svm_dual
 
         p = self.p
+        self.solves += 1
         return solve_svm_dual(K, p.y, p.C, options=SVMDualOptions(tol=SVM_TOL,
                                                                   check_input=False)).alpha
 
@@ -135,20 +151,57 @@ class NodeBounds:
         same = np.outer(self.p.y, self.p.y) > 0
         return self.kernel(np.where(same, smin, smax))   # exp falls with S
 
-    def node(self, inc: np.ndarray, free: np.ndarray, r: int) -> tuple[float, np.ndarray | None]:
-        """The node's certified bound on ``v`` (upper: margin; lower: paper) and, where an SVM
-        gave it, its alpha (None otherwise)."""
+    def node(self, inc: np.ndarray, free: np.ndarray, r: int, inc_v: float = math.nan
+             ) -> tuple[float, Any]:
+        """The node's certified bound on ``v`` (upper: margin; lower: paper) and, for poly
+        kernels, the bounds of its children (:class:`~.child_bounds.ChildBounds`; None
+        otherwise). ``inc_v``: the incumbent; a child bound that does not prune it is
+        tightened by the child's own SVM (paper sense: always; margin sense: when within
+        ``EXACT_BAND`` of it, where the SVM of the child's superset may prune it)."""
+        from .child_bounds import child_bounds
+        from .node_bound import quad_terms
+
         p = self.p
         if p.kernel == "poly" and p.coef0 >= 0:
             if self.paper:
-                if not inc.any():
-                    return self.trivial, None
-                return max(self.lower(self.kernel(self.aggregate(inc))), self.trivial), None
-            return self.upper(self.kernel(self.aggregate(inc | free)))
+                return self._subset(inc, free, inc_v)
+            ub, a = self._superset(inc | free)
+            kids = child_bounds(self, inc, free, r, a, quad_terms(p, a) if p.degree == 2
+                                else None)
+            for k, j in enumerate(np.flatnonzero(free)):     # the j-out child's superset
+                b = kids.without_j[k]
+                if inc_v < b <= inc_v + EXACT_BAND * abs(inc_v):
+                    sup = inc | free
+                    sup[j] = False
+                    kids.without_j[k] = min(kids.without_j[k], self._superset(sup)[0])
+            return min(ub, kids.node), kids
         if p.kernel == "rbf" and not self.paper:
-            ub, a = self.upper(self.corner(inc, free, r))
-            return min(ub, 0.0), a
+            return min(self.upper(self.corner(inc, free, r))[0], 0.0), None
         return self.trivial, None
+
+    def _superset(self, mask: np.ndarray) -> tuple[float, np.ndarray]:
+        """Margin sense, poly: ``v <= v(mask)`` for every mask below ``mask`` (the PSD
+        order), certified at the SVM's alpha, which it also returns."""
+        return self._cached(mask, lambda: self.upper(self.kernel(self.aggregate(mask))))
+
+    def _subset(self, inc: np.ndarray, free: np.ndarray, inc_v: float) -> tuple[float, Any]:
+        """Paper sense, poly: ``v >= v(I)`` for the node and ``v >= v(I + j)`` for the child
+        that takes ``j`` (the PSD order; one SVM each, certified by weak duality)."""
+        from .child_bounds import ChildBounds
+
+        def low(mask: np.ndarray) -> float:
+            if not mask.any():
+                return self.trivial
+            S = self.aggregate(mask)
+            return max(self._cached(mask, lambda: (self.lower(self.kernel(S)), None))[0],
+                       self.trivial)
+
+        node = low(inc)
+        U = np.flatnonzero(free)
+        pruned = node >= inc_v            # then no child needs its own bound
+        with_j = np.array([node if pruned else low(inc | (np.arange(inc.size) == j))
+                           for j in U])
+        return node, ChildBounds(node, np.maximum(with_j, node), np.full(U.size, node))
 
     def masks(self, free: np.ndarray, r: int) -> int:
         """How many masks a node holds."""
