@@ -59,6 +59,10 @@ GAP_TOL = 1e-6     # the certified gap left at the end: libsvm's error at the in
 LEAF_SCALE = 1.5e5  # auto leaf size (poly): a node (~1.5 ms at m = 10, ~6 ms at m = 100)
                     # costs a fifth of the scan of its masks (~0.5 us each at m = 10, ~20 at
                     # 100); rbf: 50000 (its node bounds prune no node of that size)
+SPLIT_DEPTH = 6     # without node bounds (rbf, paper sense) a node is split only this deep
+                    # (64 nodes for the workers) and then scanned in chunks: every node has
+                    # the same bound, so best-first would go breadth-first and keep
+                    # millions of open nodes on a large instance
 SCAN_ENTRIES = 2e6  # kernel entries per compiled scan call between two looks at the clock
 
 __all__ = ["KernelTree", "branch_and_bound"]
@@ -288,7 +292,8 @@ class KernelTree(TreeProblem):
             bound = max(bound, s.sign * bound_v)
         if r == 0 or int(free.sum()) == r:                   # one mask left
             out.pruned = s.sign * s.solve(inc | free if r else inc)
-        elif node["comb"].size or s.nb.masks(free, r) <= self.leaf_masks:
+        elif (node["comb"].size or s.nb.masks(free, r) <= self.leaf_masks
+              or (s.nb.bounded is False and self.problem.n - int(free.sum()) >= SPLIT_DEPTH)):
             cert, rest = s.scan(node, deadline)
             if math.isfinite(cert):
                 out.pruned = s.sign * cert

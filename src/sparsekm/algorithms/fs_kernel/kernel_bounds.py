@@ -73,6 +73,7 @@ class NodeBounds:
         self.kind = p.kernel
         m_pos, m_neg = int((p.y > 0).sum()), int((p.y < 0).sum())
         self.trivial = -2.0 * p.C * min(m_pos, m_neg) if self.paper else 0.0
+        self.bounded = p.kernel == "poly" or not self.paper   # node bounds beyond trivial
         self.solved: dict[bytes, tuple[float, np.ndarray]] = {}   # only saves time
         self.solves = 0
 
