@@ -114,7 +114,7 @@ def scan_cost(p: FSKernelProblem, nb: NodeBounds, inc: float) -> float:
         c0, undecided = time.process_time(), 0
         while acc[0] + undecided < count:
             ctl[4] = count - acc[0] - undecided
-            status = scan_masks(nb.terms, base, U, comb, p.y, kpar, alpha, ctl, acc)
+            status = scan_masks((nb.terms, base, U, p.y), comb, kpar, alpha, ctl, acc)
             if status == CANDIDATE:               # not strictly worse than the incumbent
                 undecided += 1
                 status = DONE if next_combination(comb, p.n) < 0 else BUDGET

@@ -198,7 +198,8 @@ def test_scan_discards_only_what_it_certifies(kernel, sense):
     ctl = np.array([p.C, float(paper), target, 1e-12 * abs(target), 1e9])
     candidates = []
     while True:
-        status = scan_masks(nb.terms, nb.aggregate(inc), U, comb, p.y, kpar, alpha, ctl, acc)
+        status = scan_masks((nb.terms, nb.aggregate(inc), U, p.y), comb, kpar, alpha,
+                            ctl, acc)
         if status == DONE:
             break
         assert status == CANDIDATE

@@ -161,7 +161,7 @@ class Bounder:
             ctl = np.array([p.C, 1.0 if nb.paper else 0.0, inc_v,
                             ROUND * max(1.0, abs(inc_v)) if math.isfinite(inc_v) else 0.0,
                             max(16.0, SCAN_ENTRIES / p.m ** 2)])
-            status = scan_masks(nb.terms, base, U, comb, p.y, kpar, alpha, ctl, acc)
+            status = scan_masks((nb.terms, base, U, p.y), comb, kpar, alpha, ctl, acc)
             if status == CANDIDATE:
                 mask = inc.copy()
                 mask[U[comb]] = True

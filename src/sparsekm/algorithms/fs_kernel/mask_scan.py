@@ -242,11 +242,12 @@ def _support(alpha, sv):
 
 
 @njit(cache=True, nogil=True)
-def scan_masks(terms, base, U, comb, y, kpar, alpha, ctl, acc):
+def scan_masks(node, comb, kpar, alpha, ctl, acc):
     """Decide the node's masks from ``comb`` on (it is the first one to decide).
 
-    ``terms`` (n, m, m): the per-feature terms ``g_j``; ``base`` (m, m): ``sum_{j in I} g_j``;
-    ``U``: the free features; ``comb`` (r >= 1 positions in U, in/out); ``kpar`` = [kind,
+    ``node = (terms, base, U, y)``: the per-feature terms ``g_j`` (n, m, m), ``base`` (m, m)
+    ``= sum_{j in I} g_j``, the free features ``U`` and the labels; ``comb`` (r >= 1
+    positions in U, in/out); ``kpar`` = [kind,
     gamma, degree, coef0]; ``alpha`` (in/out): the feasible warm start; ``ctl`` = [C, paper
     (1.0) or margin (0.0), inc, rnd, max masks]; ``acc`` (in/out) = [masks decided, node
     bound over them (max of upper values / min of lower ones), SMO iterations, full stages].
@@ -255,6 +256,7 @@ def scan_masks(terms, base, U, comb, y, kpar, alpha, ctl, acc):
     not strictly worse than ``inc``; nothing of it is in ``acc``) or BUDGET (``comb`` is the
     next mask to decide).
     """
+    terms, base, U, y = node
     m = y.shape[0]
     u = U.shape[0]
     r = comb.shape[0]
