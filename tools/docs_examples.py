@@ -34,6 +34,9 @@ EXAMPLES: dict[str, str] = {
                          "--B 4 --method ls-star --starts 3 --json",
     "fs_kernel_bnb": "sparsekm solve fs-kernel --data cleveland --kernel poly --degree 2 --B 3 "
                      "--method bnb --json",
+    "fs_kernel_bnb_paper": "sparsekm solve fs-kernel --data breast_cancer_diagnostic "
+                           "--train-rows 50 --kernel poly --degree 2 --sense paper --method bnb "
+                           "--workers 2 --json",
     "smkl_exact": "sparsekm solve smkl --data ionosphere --kernels paper10 --k0 2 "
                   "--method exact --json",
     "smkl_relax": "sparsekm relax smkl --data ionosphere --kernels paper10 --k0 2 "

@@ -52,7 +52,7 @@ def smkl():
 # fs-linear branches on the fractional rule here: strong branching (the default with the
 # active-set node bound) closes this tiny tree in 5 nodes, too few to kill it mid-search
 OPTIONS = {"fs-linear": {"root_search": "none", "branching": "fractional"},
-           "fs-kernel": {"n_samples": 20},
+           "fs-kernel": {"n_samples": 20, "leaf_masks": 16},
            "smkl": {"starts": 1, "node_abr_iter": 0}}
 METHOD = {"fs-linear": "bnb", "fs-kernel": "bnb", "smkl": "exact"}
 """
