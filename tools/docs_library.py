@@ -69,7 +69,7 @@ def markdown(path: Path = MANIFEST) -> str:
     out = ["# The instance library", "",
            f"Written from `{rel}` when the site is built (`tools/docs_library.py`); how the "
            "instances are chosen, certified and confirmed is in "
-           "[Export, check, library](../topics/export.md). Certified: "
+           "[the instance library](../topics/library.md). Certified: "
            f"{doc['certified_when']}. Confirmed: {doc['confirmed_when']}.", "",
            f"**{total['instances']} instances, {total['certified']} certified, "
            f"{total['confirmed']} confirmed by a second solver "

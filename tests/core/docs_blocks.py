@@ -63,7 +63,7 @@ SKIP_BLOCKS: dict[tuple[str, str], str] = {
 }
 # pages whose python fragments are not runnable yet: they are restructured once the branches
 # editing them now are merged (their commands run already); keep this list empty after that
-PENDING_PYTHON = {"docs/guides/fs_kernel_fast.md", "docs/guides/fs_linear_node_bounds.md"}
+PENDING_PYTHON: set[str] = set()
 # files a page's commands may name as the user's own (written into the page's folder)
 FIXTURES: dict[str, str] = {
     "grid.toml": """\
