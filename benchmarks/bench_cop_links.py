@@ -46,7 +46,7 @@ def dataset(name: str, rows: int | None, B: int, C: float) -> FSLinearProblem:
     return FSLinearProblem(Scaler("standard").fit(X).transform(X), y, B=B, C=C)
 
 
-INSTANCES = {"issue 50x18 B=4 C=10": issue_instance,   # tests/fs_linear/fs_linear_instances.py
+INSTANCES = {"instance 50x18 B=4 C=10": issue_instance,   # tests/fs_linear/fs_linear_instances.py
              "cleveland[:60] B=3 C=1": lambda: dataset("cleveland", 60, 3, 1.0),
              "ionosphere B=4 C=1": lambda: dataset("ionosphere", None, 4, 1.0)}
 

@@ -148,7 +148,7 @@ def main() -> None:
         fs_linear_cases(folder, T8, "cleveland (D, Table 8)", rows)
         fs_linear_cases(folder, SONAR, "sonar 200 x 60, B = 7", rows)
         smkl_cases(folder, rows)
-    lines = ["# Round trip of exported files (issue 28)", "",
+    lines = ["# Round trip of exported files", "",
              "sparsekm writes the file (`sparsekm export`); the reader parses it and solves "
              "what it read. `sparsekm` = the certified value the reader's result is compared "
              "with (bnb's optimum, or the relaxation's value from `sparsekm relax`); diff = "

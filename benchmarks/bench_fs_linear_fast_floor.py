@@ -85,7 +85,7 @@ def report(rows: list[dict[str, object]]) -> list[str]:
     def med(rs: list[dict[str, object]], k: str) -> float:
         return statistics.median(float(r[k]) for r in rs)
 
-    lines = ["# How far compiled code alone keeps `fast` from abess (issue 27)", "",
+    lines = ["# How far compiled code alone keeps `fast` from abess", "",
              "Produced by `benchmarks/bench_fs_linear_fast_floor.py` in the peers' venv: the 45 "
              "fits of `bench_fs_linear_peers.py` (same folds and scaling, C = 1), abess 0.4.11 "
              "and `fast` in one process, each fit's process CPU the smallest of five runs, the "

@@ -190,7 +190,7 @@ def report() -> None:
     out = _load()
     fixed = json.loads((HERE / "results" / "fs_linear_peers.fixed.json").read_text())
     rows = out["variants"]
-    lines = ["# `fast`: cost against quality (issue 27)", "",
+    lines = ["# `fast`: cost against quality", "",
              "Produced by `benchmarks/bench_fs_linear_fast_frontier.py` from "
              "`benchmarks/results/fs_linear_fast_frontier.json`; abess's per-fit CPU from "
              "`benchmarks/results/fs_linear_peers.fixed.json` (same fits). "

@@ -77,7 +77,7 @@ def main() -> None:
         rows.append(best)
         print(best, flush=True)
     cols = [*PARTS, "interpreter"]   # the rest: numpy and Python between the parts
-    lines = ["# Where `fast`'s CPU goes (issue 27)", "",
+    lines = ["# Where `fast`'s CPU goes", "",
              "Produced by `benchmarks/bench_fs_linear_fast_split.py`: process CPU per part, "
              "the smallest of three runs; share of the fit's CPU in brackets.", "",
              "| fit | CPU s | " + " | ".join(cols) + " |", "|---|---|" + "---|" * len(cols)]

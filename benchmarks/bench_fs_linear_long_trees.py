@@ -88,7 +88,7 @@ def value_at(support: list[int], C: float) -> float:
 def report(runs: dict[str, dict], rows: list[dict]) -> list[str]:
     best_run = min(runs.values(), key=lambda r: r["objective"])
     best = best_run["objective"]
-    lines = ["# Ten times the work on colorectal, B = 20, C = 1 (issue 30)", "",
+    lines = ["# Ten times the work on colorectal, B = 20, C = 1", "",
              "Produced by `benchmarks/bench_fs_linear_long_trees.py` from the JSON of "
              f"`sparsekm {' '.join(COMMAND)} --time-limit {LIMIT}` per branching rule (the "
              "perspective bound, the default root heuristic). The bound trace's points nearest "

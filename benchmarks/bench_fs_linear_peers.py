@@ -8,7 +8,7 @@ dropped). Peers, installed only in this benchmark's own venv
 abess 0.4.11 L0 logistic regression, an l1-LinearSVC (squared hinge) and skglm 0.5's MCP
 logistic regression.
 
-* ``fixed`` -- per fit at B = 5, 10, 20: ``fast`` (C = 1), today's ``fast`` before issue 27
+* ``fixed`` -- per fit at B = 5, 10, 20: ``fast`` (C = 1), today's ``fast`` before its rewrite
   (commit ``BASE``, loaded from git into this process: the same-process baseline), abess at
   support size B, the l1-LinearSVC over 30 Cs (1e-3..1e2) and skglm's MCP over 20 alphas,
   each keeping the largest support <= B (their time is the whole grid's); per-fit CPU and
@@ -16,11 +16,11 @@ logistic regression.
 * ``innerC`` -- ``fast`` at B = 10 with C in {0.1, 1, 10} chosen by an inner 3-fold CV
   (``CardinalityLinearSVCCV(Bs=(10,), method="path")``).
 * ``select`` -- whole model selection per outer fold (folds 0 and 1 of each set):
-  ``CardinalityLinearSVCCV`` (3 B x 3 C x 5 folds + refit), the code before issue 27 on
+  ``CardinalityLinearSVCCV`` (3 B x 3 C x 5 folds + refit), the code before its rewrite on
   fold 0 (its path per fold and C, ``fast`` refit), abess's own CV over support sizes 1..20
   + refit, ``GridSearchCV`` of the l1-LinearSVC over 30 Cs, skglm MCP over 10 alphas by
   the same inner folds (skglm's estimator has no ``score``); CPU, wall, size, accuracy.
-* ``before`` -- the code before issue 27 at C = 0.1, 1, 10 on every training part (its
+* ``before`` -- the code before its rewrite at C = 0.1, 1, 10 on every training part (its
   monotonicity in C).
 * ``synth`` -- the wide synthetic set (120 x 1500): ``fast`` at B = 5, 10, 20 against
   Kernel Search's 60 s objective (``fs_linear_fast_ks.json`` / ``fs_linear_fast_objective.json``),
@@ -97,7 +97,7 @@ def fits(C: float = 1.0):
 
 
 def baseline() -> tuple[object, object]:
-    """``fast`` and the path of the code before issue 27 (commit BASE), loaded beside this
+    """``fast`` and the path of the code before its rewrite (commit BASE), loaded beside this
     checkout's (:func:`baseline_package.package_at`)."""
     name = package_at(BASE).__name__
     return (importlib.import_module(f"{name}.algorithms.fs_linear.iterated_swap"),
@@ -249,7 +249,7 @@ def fixed_section() -> None:
 
 
 def before_section() -> None:
-    """The code before issue 27: ``fast`` on every training part at B = 5, 10, 20 and
+    """The code before its rewrite: ``fast`` on every training part at B = 5, 10, 20 and
     C = 1, 0.1, 10 (its monotonicity in C is counted in the report)."""
     from sparsekm.models.fs_linear import FSLinearProblem
 
@@ -339,7 +339,7 @@ def select_section() -> None:
 
 
 def _cv_before(base_fast, base_path, X, y) -> None:
-    """The CV estimator before issue 27: its path per fold and C scored, ``fast`` refit."""
+    """The CV estimator before its rewrite: its path per fold and C scored, ``fast`` refit."""
     from sklearn.model_selection import StratifiedKFold
 
     from sparsekm.models.fs_linear import FSLinearProblem

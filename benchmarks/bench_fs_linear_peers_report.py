@@ -15,7 +15,7 @@ __all__ = ["BASE", "BUDGETS", "OUT", "SETS", "report", "store"]
 OUT = Path(__file__).parent / "results"
 SETS = ("colorectal", "lymphoma", "dlbcl")
 BUDGETS = (5, 10, 20)
-BASE = "d0cfa15"          # the code before issue 27
+BASE = "d0cfa15"          # the code before the 2026-11 rewrite
 
 
 def store(name: str) -> tuple[Path, dict]:
@@ -75,7 +75,7 @@ def _fixed_table(fx: dict) -> list[str]:
         lines += ["", f"Pooled over {len(ratios)} folds: paired accuracy difference "
                   + ", ".join(f"fast − {p} {_pm(np.array(v))} points" for p, v in pooled.items())
                   + f"; CPU per fit fast / abess median {np.median(ratios):.0f}x (range "
-                  f"{min(ratios):.0f}-{max(ratios):.0f}x), before issue 27 median "
+                  f"{min(ratios):.0f}-{max(ratios):.0f}x), before the 2026-11 rewrite median "
                   f"{np.median(before_ratios):.0f}x (range {min(before_ratios):.0f}-"
                   f"{max(before_ratios):.0f}x); objective of (2) at or below the code before "
                   f"on {int(np.sum(objs_a <= 1e-9))} of {objs_a.size} fits (largest excess "
@@ -86,7 +86,7 @@ def _fixed_table(fx: dict) -> list[str]:
 def _select_table(sel: dict) -> list[str]:
     meths = ("fast-CV", "abess-CV", "l1-LinearSVC-grid", "skglm-MCP-grid")
     lines = ["| set / outer fold | " + " | ".join(f"{m} CPU s (acc, size)" for m in meths)
-             + " | before issue 27 CPU s | fast-CV / l1 grid |", "|" + "---|" * 7]
+             + " | before the 2026-11 rewrite CPU s | fast-CV / l1 grid |", "|" + "---|" * 7]
     for key, row in sel.items():
         cells = [f"{row[m]['cpu']:.2f} ({100 * row[m]['acc']:.0f} %, {row[m]['B']})"
                  for m in meths]
@@ -124,13 +124,13 @@ def _synth_lines(sy: dict) -> list[str]:
 def report() -> str:
     """The Markdown summary of the stored sections."""
     load = {k: store(k)[1] for k in ("fixed", "innerC", "select", "synth", "before")}
-    lines = ["# Paper D's `fast` and its CV against abess, an l1-LinearSVC and skglm (issue 27)",
+    lines = ["# Paper D's `fast` and its CV against abess, an l1-LinearSVC and skglm",
              "", "Produced by `benchmarks/bench_fs_linear_peers.py` in its own venv "
              "(`benchmarks/bench_fs_linear_peers_env.sh`: abess 0.4.11, skglm 0.5); stratified "
              "5-fold CV (shuffled, seed 0), the same folds for every method, scaling fitted on "
              "each training part; all methods in one process, in turn; CPU is process CPU "
              "time (the machine was shared, so wall seconds are inflated). `before` is the "
-             f"code before issue 27 (commit {BASE}) run in the same process.", "",
+             f"code before the 2026-11 rewrite (commit {BASE}) run in the same process.", "",
              "## Per fit at fixed B (C = 1 for `fast`)", ""]
     runs = {v.get("runs", 1) for row in load["fixed"].values() for v in row.values()}
     if runs:
@@ -147,7 +147,7 @@ def report() -> str:
     if load["before"]:
         bad = _c_violations(load["before"])
         n = len({k.rsplit("/", 1)[0] for k in load["before"]})
-        lines += ["", "## `fast` before issue 27 and C", "",
+        lines += ["", "## `fast` before the 2026-11 rewrite, and C", "",
                   f"Objective at a smaller C above the objective at a larger C (C = 0.1, 1, 10) "
                   f"in {len(bad)} of {n} (set, fold, B): " + ", ".join(bad) + "."]
     lines += ["", "## Whole model selection per outer fold", ""]

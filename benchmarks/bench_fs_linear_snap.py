@@ -7,7 +7,7 @@ and the smaller process-CPU time of the two is kept. Fits:
 
 * the 45 of ``bench_fs_linear_peers.py`` (colorectal, lymphoma, dlbcl; 5 stratified folds;
   B = 5, 10, 20; C = 1);
-* the wide synthetic set of issue 27 (120 x 1500) at B = 5, 10, 20, C = 1;
+* the wide synthetic set (120 x 1500) at B = 5, 10, 20, C = 1;
 * arrhythmia (452 x 279, standard scaling) at B = 5, 10, 20, C = 1 and 10.
 
 Reports per fit the CPU seconds of each, their ratio, SVM decisions and the objectives of (2)
@@ -90,7 +90,7 @@ def main() -> None:
               f"obj diff {row['obj_rel_diff']:+.1e}", flush=True)
     peer = rows[:n_peer]
     ratios = np.array([r["ratio"] for r in rows])
-    lines = [f"# `fast` now against `fast` at commit {args.commit}, same process (issue 27)", "",
+    lines = [f"# `fast` now against `fast` at commit {args.commit}, same process", "",
              "Produced by `benchmarks/bench_fs_linear_snap.py`. CPU: process seconds, the "
              "smaller of two runs each, the order alternating per fit; the machine was shared "
              f"(load average {os.getloadavg()[0]:.1f} at the end).", "",

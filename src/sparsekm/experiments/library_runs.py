@@ -4,7 +4,7 @@
 * :func:`certify` -- the certifying method through the run layer (``sparsekm solve``'s own
   runner): paper D's ``bnb`` and paper B's ``exact`` on the tree engine, resumed from their
   checkpoint in ``checkpoints/`` (removed once the instance is certified), paper A's
-  ``enumerate`` (the tree engine certifies only the margin sense of (4));
+  ``enumerate``;
 * :func:`import_runs` -- earlier certification runs of the benchmarks
   (``benchmarks/results/fs_linear_certify_bnb.json``), their incumbent re-valued by the SVM on
   its support (``sparsekm check``'s code) before it is taken;

@@ -9,7 +9,7 @@ column generation: a primal active-set method on the node dual's pieces, warm-st
 parent's multipliers and working set, each pivot an O(m^2) update; it stops at the cutoff,
 and a stopped solve (pivot cap, time) still returns the certificate g at its feasible alpha.
 On the replayed colorectal nodes it bounds a node with a fraction of the interior point's
-CPU (``docs/benchmarks/fs_linear_node_engine.md``). A node without multipliers to start from
+CPU (``docs/benchmarks/fs_linear_node_bounds.md``). A node without multipliers to start from
 (the root) is first solved by the interior point of :mod:`.node`; a node the engine cannot
 pivot through (a degenerate partition) falls back to it as well.
 """

@@ -17,7 +17,7 @@ tree and with each new incumbent). g is maximised by column generation
 (:func:`~sparsekm.engines.node_ipm.ipm_node_dual_bigm`, m <= NATIVE_MAX_M, no solver named) or
 the dual SOCP :func:`node_dscomp_qp` through the solver layer (any SOCP solver).
 
-A consequence measured in the docs (``docs/guides/fs_linear_node_bounds.md``): intervals drawn
+A consequence measured in the docs (``docs/benchmarks/fs_linear_node_bounds.md``): intervals drawn
 from multipliers alpha leave the bound at alpha unchanged, so DSCoMP gains over the perspective
 only where a node's optimum moves s_j out of the interval its ancestors gave.
 """
