@@ -111,10 +111,16 @@ def rows_of(suite: str) -> list[dict]:
                 "gap": r["gap"], "nodes": r["nodes"], "nodes_per_s": r.get("nodes_per_s"),
                 "pruned_fraction": r.get("pruned_fraction"), "root_gap": r.get("root_gap"),
                 "solver": r.get("solver"), "open_nodes": r.get("open_nodes"),
-                "load": [round(r["bench"]["load_before"], 1), round(r["bench"]["load_after"], 1)],
+                "load": [None if r["bench"].get(k) is None else round(r["bench"][k], 1)
+                         for k in ("load_before", "load_after")],
+                "options": " ".join(r["bench"]["command"].split(" --json")[0].split()[15:]),
                 "ipm_gap": float(b["gap"]) if b.get("gap") else None,
                 "ipm_nodes": int(float(b["nodes"])) if b.get("nodes") else None})
     return rows
+
+
+def _load(load: list) -> str:
+    return "not recorded" if None in load else f"{load[0]}-{load[1]}"
 
 
 def report() -> None:
@@ -134,8 +140,8 @@ def report() -> None:
         table += rows
         lines += [f"## {suite} ({SUITES[suite][1]} s)", "",
                   "| data | B | C | incumbent | certified bound | gap | IPM gap | nodes | "
-                  "IPM nodes | nodes/s | pruned | root gap | load |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "IPM nodes | nodes/s | pruned | root gap | load | options |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
             ipm = "" if r["ipm_gap"] is None else f"{100 * r['ipm_gap']:.2f} %"
             lines.append(
@@ -143,7 +149,8 @@ def report() -> None:
                 f"{r['bound']:.6g} | {100 * r['gap']:.2f} % | {ipm} | {r['nodes']:,} | "
                 f"{'' if r['ipm_nodes'] is None else format(r['ipm_nodes'], ',')} | "
                 f"{(r['nodes_per_s'] or 0):.0f} | {100 * (r['pruned_fraction'] or 0):.2f} % | "
-                f"{100 * (r['root_gap'] or 0):.1f} % | {r['load'][0]}-{r['load'][1]} |")
+                f"{100 * (r['root_gap'] or 0):.1f} % | {_load(r['load'])} | "
+                f"{r['options'] or 'default'} |")
         lines.append("")
     write_results("fs_linear_node_engine", lines, table)
 

@@ -28,7 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ChildBounds", "child_bounds"]
+ROUND = 1e-12  # relative slack for the round-off of a certified value (sums of <= 1e3 terms)
+
+__all__ = ["ROUND", "ChildBounds", "child_bounds"]
 
 
 @dataclass
@@ -70,8 +72,6 @@ def child_bounds(nb, inc: np.ndarray, free: np.ndarray, r: int, alpha: np.ndarra
     ``nb`` is the problem's :class:`~.kernel_bounds.NodeBounds`; ``quad`` the degree-2 terms
     ``(Q, l, const)`` of :func:`~.node_bound.quad_terms` at ``alpha`` (None: not used).
     """
-    from .kernel_bounds import ROUND
-
     sv = np.flatnonzero(alpha > 0)
     w = (alpha * nb.p.y)[sv]
     U = np.flatnonzero(free)
@@ -106,8 +106,6 @@ def _quad_scores(quad: tuple, inc: np.ndarray, U: np.ndarray, r: int
                  ) -> tuple[float, np.ndarray, np.ndarray, float]:
     """The degree-2 top-r relaxation of ``f = 1/2 beta'Q beta + l'beta + const`` for the node
     and each child, and its round-off."""
-    from .kernel_bounds import ROUND
-
     Q, l, const = quad
     I = np.flatnonzero(inc)
     base = 0.5 * Q[np.ix_(I, I)].sum() + l[I].sum() + const

@@ -40,6 +40,7 @@ import numpy as np
 from sparsekm.kernels import feature_terms
 from sparsekm.models.fs_kernel import FSKernelProblem
 
+from .child_bounds import ROUND, ChildBounds, child_bounds
 from .evaluator import SVM_TOL
 
 __all__ = ["ROUND", "NodeBounds"]
@@ -47,7 +48,6 @@ __all__ = ["ROUND", "NodeBounds"]
 CACHE_SIZE = 20_000   # supersets / subsets kept per worker
 EXACT_BAND = 0.05     # margin: a child's superset SVM only within 5 % above the incumbent
                       # (measured: 59 % of such children pruned at d = 5, < 6 % beyond)
-ROUND = 1e-12  # relative slack for the round-off of a certified value (sums of <= 1e3 terms)
 
 
 def _feasible(alpha: np.ndarray, y: np.ndarray, C: float) -> np.ndarray:
@@ -163,7 +163,6 @@ class NodeBounds:
         otherwise). ``inc_v``: the incumbent; a child bound that does not prune it is
         tightened by the child's own SVM (paper sense: always; margin sense: when within
         ``EXACT_BAND`` of it, where the SVM of the child's superset may prune it)."""
-        from .child_bounds import child_bounds
         from .node_bound import quad_terms
 
         p = self.p
@@ -192,8 +191,6 @@ class NodeBounds:
     def _subset(self, inc: np.ndarray, free: np.ndarray, inc_v: float) -> tuple[float, Any]:
         """Paper sense, poly: ``v >= v(I)`` for the node and ``v >= v(I + j)`` for the child
         that takes ``j`` (the PSD order; one SVM each, certified by weak duality)."""
-        from .child_bounds import ChildBounds
-
         def low(mask: np.ndarray) -> float:
             if not mask.any():
                 return self.trivial
