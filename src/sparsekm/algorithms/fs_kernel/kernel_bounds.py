@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm.engines.smo import feasible_alpha
 from sparsekm.kernels import feature_terms
 from sparsekm.models.fs_kernel import FSKernelProblem
 
@@ -48,19 +49,6 @@ __all__ = ["ROUND", "NodeBounds"]
 CACHE_SIZE = 20_000   # supersets / subsets kept per worker
 EXACT_BAND = 0.05     # margin: a child's superset SVM only within 5 % above the incumbent
                       # (measured: 59 % of such children pruned at d = 5, < 6 % beyond)
-
-
-def _feasible(alpha: np.ndarray, y: np.ndarray, C: float) -> np.ndarray:
-    """alpha clipped to [0, C] and scaled on its larger class so that y'alpha = 0 exactly
-    enough (feasibility of the point is what certifies an upper bound)."""
-    a = np.clip(np.asarray(alpha, float), 0.0, C)
-    pos, neg = y > 0, y < 0
-    sp, sn = a[pos].sum(), a[neg].sum()
-    if sp > sn:
-        a[pos] *= sn / sp if sp > 0 else 0.0
-    elif sn > sp:
-        a[neg] *= sp / sn if sn > 0 else 0.0
-    return a
 
 
 class NodeBounds:
@@ -119,7 +107,7 @@ class NodeBounds:
         """``f(alpha, K)`` at ``alpha`` made exactly feasible, plus its round-off: an upper
         bound on ``min_alpha f(alpha, K)`` (any symmetric ``K``); and that alpha."""
         p = self.p
-        a = _feasible(alpha, p.y, p.C)
+        a = feasible_alpha(alpha, p.y, p.C)
         w = a * p.y
         f = 0.5 * float(w @ K @ w) - float(a.sum())
         mag = 0.5 * float(np.abs(w) @ np.abs(K) @ np.abs(w)) + float(a.sum())

@@ -202,15 +202,11 @@ def layer_solver(problem_class: str) -> str:
 
 
 def feasible_alpha(problem: FSLinearProblem, alpha: np.ndarray) -> np.ndarray:
-    """``alpha`` clipped to [0, C] and scaled down on the heavier class so that y'alpha = 0."""
-    a = np.clip(np.asarray(alpha, dtype=float).ravel(), 0.0, problem.C)
-    pos, neg = problem.y > 0, problem.y < 0
-    sp, sn = a[pos].sum(), a[neg].sum()
-    if sp > sn:
-        a[pos] *= sn / sp if sp > 0 else 0.0
-    elif sn > sp:
-        a[neg] *= sp / sn if sn > 0 else 0.0
-    return a
+    """``alpha`` clipped to [0, C] and scaled down on the heavier class so that y'alpha = 0
+    (the engine's projection, :func:`sparsekm.engines.smo.feasible_alpha`)."""
+    from sparsekm.engines.smo import feasible_alpha as project
+
+    return project(np.asarray(alpha, dtype=float).ravel(), problem.y, problem.C)
 
 
 def top_sum(values: np.ndarray, k: int) -> float:
