@@ -85,3 +85,17 @@ def test_python_folds_in_python_words() -> None:
     assert "give k=3 or fewer or stratify=False" in str(err.value)
     assert "--" not in str(err.value)
     assert len(kfold_splits(y, k=3)) == 3
+
+
+def test_path_solver_is_used_by_its_bounds_or_refused() -> None:
+    flags = ("path", "fs-linear", "--data", "wholesale", "--rows", "40", "--B", "2,3")
+    line = refused(*flags, "--solver", "scip")
+    assert line.startswith("error: --solver scip: path fs-linear runs fast")
+    assert "--bound" in line
+    out = run_json(*flags, "--bound", "--solver", "scip")
+    assert out["params"]["solver"] == "scip" and out["solvers"]["bound"] == "SCIP"
+    plain = run_json(*flags, "--bound")
+    for used, native in zip(out["entries"], plain["entries"], strict=True):
+        assert used["perspective_bound"] == pytest.approx(native["perspective_bound"],
+                                                          rel=1e-5)
+        assert used["perspective_bound"] <= used["objective"] * (1 + 1e-9)

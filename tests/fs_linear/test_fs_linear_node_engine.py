@@ -15,9 +15,9 @@ from fs_linear_instances import INSTANCES, enum_opt, get, prob
 
 from sparsekm.algorithms.fs_linear import solve_fs_linear
 from sparsekm.algorithms.fs_linear.bnb_pairs import apply_cuts, pair_cuts
+from sparsekm.algorithms.svm import solve_svm
 from sparsekm.engines.node_active import node_active_set, probe
 from sparsekm.models.fs_linear import FSLinearProblem
-from sparsekm.models.svm import solve_svm
 from sparsekm.parallel import Executor
 from sparsekm.relaxations.fs_linear.node import solve_node
 from sparsekm.relaxations.fs_linear.node_active import (
