@@ -18,8 +18,8 @@ from sparsekm import declare, registry
 from sparsekm.declare import ParamError
 
 from .command import Command, register_command
-from .errors import UserError
 from .data import accuracy, prepare, ready
+from .errors import UserError
 from .payload import result_payload
 from .resolve import Call
 
