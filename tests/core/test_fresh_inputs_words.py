@@ -99,3 +99,30 @@ def test_path_solver_is_used_by_its_bounds_or_refused() -> None:
         assert used["perspective_bound"] == pytest.approx(native["perspective_bound"],
                                                           rel=1e-5)
         assert used["perspective_bound"] <= used["objective"] * (1 + 1e-9)
+
+
+def test_oversubscribed_workers_in_each_front_doors_words() -> None:
+    """More workers than cores: the CLI's warning names --workers, Python's workers=."""
+    import os
+    import subprocess
+    import sys
+    import warnings
+
+    from sparsekm.parallel.pool import LocalPool, OversubscriptionWarning, usable_cores
+
+    n = usable_cores() + 2
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        pool = LocalPool(n)
+    close = getattr(pool, "close", None)
+    if close is not None:
+        close()
+    texts = [str(w.message) for w in seen if issubclass(w.category, OversubscriptionWarning)]
+    assert texts and texts[0].startswith(f"workers={n} > ") and "<<" not in texts[0]
+    run = subprocess.run([sys.executable, "-c", "from sparsekm.cli.app import main; main()",
+                          "solve", "fs-linear", "--data", "haberman", "--rows", "60", "--B", "2",
+                          "--method", "bnb", "--workers", str(n), "--json"],
+                         capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    assert run.returncode == 0, run.stderr
+    line = next(ln for ln in run.stderr.splitlines() if "cores" in ln)
+    assert line.startswith(f"warning: --workers {n} > ") and "workers=" not in line
