@@ -29,3 +29,30 @@ def test_a_stack_too_slow_is_refused_before_a_full_kernel(monkeypatch) -> None:
     assert D.K is None
     D.fit(X[:300], deadline=Deadline(60))                # small: no probe, built
     assert D.K is not None and D.K.shape == (4, 300, 300)
+
+
+def test_test_accuracy_is_skipped_once_the_limit_is_spent(monkeypatch) -> None:
+    """The test rows' kernels come after the solve: once the limit is spent they are not
+    computed (spambase's took 3 s past a 5 s limit), and the JSON says why."""
+    import time
+
+    import sparsekm.algorithms.smkl as smkl_algorithms
+    from sparsekm.run import run
+
+    real = smkl_algorithms.solve_smkl
+
+    def slow(problem, method, plan, **options):
+        res = real(problem, method, plan, **options)
+        while not plan.clock.expired():
+            time.sleep(0.05)
+        return res
+
+    flags = {"data": "diabetes", "test_size": 0.5, "kernels": "linear,rbf:0.5", "k0": 1,
+             "method": "average"}
+    done = run("solve", "smkl", flags)
+    assert 0.5 <= done["test_accuracy"] <= 1.0
+    monkeypatch.setattr(smkl_algorithms, "solve_smkl", slow)
+    spent = run("solve", "smkl", {**flags, "time_limit": 4})
+    assert spent["test_accuracy"] is None
+    assert spent["test_accuracy_note"] == "not computed: the time limit was spent"
+    assert spent["objective"] == pytest.approx(done["objective"], rel=1e-9)
