@@ -126,3 +126,15 @@ def test_oversubscribed_workers_in_each_front_doors_words() -> None:
     assert run.returncode == 0, run.stderr
     line = next(ln for ln in run.stderr.splitlines() if "cores" in ln)
     assert line.startswith(f"warning: --workers {n} > ") and "workers=" not in line
+
+
+def test_a_node_option_refusal_has_no_python_words() -> None:
+    """An option no node bound declares: the message names the node bounds, not
+    ``node_bound=...`` (Python's words, shown on the CLI too)."""
+    from sparsekm.algorithms.fs_linear.bnb_rules import node_form
+    from sparsekm.declare import ParamError
+
+    with pytest.raises(ParamError) as err:
+        node_form("perspective-active", {"nonsense": 1})
+    assert "node bound perspective-active takes no option 'nonsense'" in str(err.value)
+    assert "node_bound=" not in err.value.allowed
