@@ -321,6 +321,9 @@ def check_value(param: Param, value: Any) -> Any:
     return out
 
 
+SYSTEM_FOLDERS = ("/dev", "/proc", "/sys")   # no file a run writes belongs there
+
+
 def _check_path(name: str, kind: str, value: str) -> None:
     """A path parameter: ``read`` an existing file; ``write`` / ``dir`` a path whose folder
     exists (a ``write`` path that is a folder or an existing non-regular file such as
@@ -336,6 +339,11 @@ def _check_path(name: str, kind: str, value: str) -> None:
         return
     if kind == "write" and p.is_dir():
         raise ParamError(name, value, "is a folder; give a file path in it")
+    system = next((f for f in SYSTEM_FOLDERS if Path(f) in p.absolute().parents), None)
+    if kind == "write" and system is not None:
+        raise ParamError(name, value, f"is in {system}, a system folder: the file and the ones "
+                         "written beside it (a sidecar, a lock) would land there; give a file "
+                         "path in a folder of yours")
     if kind == "write" and p.exists() and not p.is_file():
         raise ParamError(name, value, "is not a regular file (a device, a pipe or a socket): "
                          "the files written beside it (a sidecar, a lock) would land in its "

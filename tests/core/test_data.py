@@ -588,10 +588,12 @@ def test_kfold_splits_stratified_cover_reproducible():
 
 def test_split_errors():
     ds = _indexed(10, 3)
-    with pytest.raises(DataError, match=r"smallest class has 3; use k <= 3 or stratify=False"):
+    with pytest.raises(DataError,
+                       match=r"smallest class has 3; give k=3 or fewer or stratify=False"):
         kfold_splits(ds, k=5)
     assert len(kfold_splits(ds, k=5, stratify=False)) == 5
-    with pytest.raises(DataError, match="2 <= k <= 10"):
+    with pytest.raises(DataError, match="k=11: 11 folds are not possible for 10 rows; give an "
+                                        "integer from 2 to 10"):
         kfold_splits(ds, k=11, stratify=False)
     with pytest.raises(DataError, match=r"test_size=1.5 must lie in \(0, 1\)"):
         train_test_split(ds, test_size=1.5)

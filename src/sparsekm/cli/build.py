@@ -41,7 +41,11 @@ def cli_errors() -> Any:
 def _one_line_warning(message: Warning | str, category: type, filename: str, lineno: int,
                       file: Any = None, line: str | None = None) -> None:
     """A warning as the CLI shows it: one line ``warning: ...`` on stderr (no source line)."""
-    print(f"warning: {' '.join(str(message).split())}", file=sys.stderr, flush=True)
+    from sparsekm.declare import in_words
+
+    template = getattr(message, "template", None)   # a warning that mentions parameters
+    text = in_words(template, "cli") if isinstance(template, str) else str(message)
+    print(f"warning: {' '.join(text.split())}", file=sys.stderr, flush=True)
 
 
 def _click_errors() -> Any:

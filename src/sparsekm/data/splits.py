@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import KFold, ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit
 
+from sparsekm.declare import mention
+
 from .dataset import Dataset
 from .errors import DataError
 
@@ -94,6 +96,7 @@ def kfold_splits(
     k: int = 5,
     seed: int | None = 0,
     stratify: bool = True,
+    name: str = "k",
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Shuffled k-fold cross-validation indices.
 
@@ -107,6 +110,9 @@ def kfold_splits(
         Random seed for the shuffle (same seed, same folds).
     stratify : bool
         Keep class proportions in every fold (StratifiedKFold; KFold when False).
+    name : str
+        The caller's name of ``k`` (``cv_folds``, ``outer_folds``): a message names it in
+        the words of the user's front door (``--cv-folds 5`` on the CLI).
 
     Returns
     -------
@@ -116,15 +122,19 @@ def kfold_splits(
     """
     y = _labels(ds)
     m = y.shape[0]
+    given = mention(name, str(k), str(k))
     if not isinstance(k, int | np.integer) or not 2 <= k <= m:
-        raise DataError(f"k={k} folds is not possible for {m} rows; use an integer 2 <= k <= {m}")
+        raise DataError(f"{given}: {k} folds are not possible for {m} rows; give an integer "
+                        f"from 2 to {m}")
     if stratify:
         smallest = int(min(np.sum(y == c) for c in np.unique(y)))
         if smallest < k:
-            raise DataError(
-                f"stratified {k}-fold needs at least {k} samples of each class, the smallest "
-                f"class has {smallest}; use k <= {smallest} or stratify=False"
-            )
+            fix = (f"give {mention(name, str(smallest), str(smallest))} or fewer"
+                   if smallest >= 2 else "give more rows of that class")
+            other = " or stratify=False" if name == "k" else ""
+            raise DataError(f"{given}: stratified {k}-fold cross-validation needs at least {k} "
+                            f"rows of each class, the smallest class has {smallest}; "
+                            f"{fix}{other}")
         splitter: StratifiedKFold | KFold = StratifiedKFold(
             n_splits=int(k), shuffle=True, random_state=seed
         )

@@ -13,8 +13,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["StoreBusyError", "StoreError", "StoreIOError", "check_path", "check_tables",
-           "check_writable", "shown", "unusable"]
+__all__ = ["StoreBusyError", "StoreError", "StoreIOError", "check_magic", "check_path",
+           "check_tables", "check_writable", "shown", "unusable"]
+
+
+DUCKDB_MAGIC = b"DUCK"   # bytes 8-12 of every DuckDB database file
 
 
 class StoreError(ValueError):
@@ -35,12 +38,27 @@ def check_path(path: Path) -> None:
     if path.is_dir():
         raise StoreError(f"store {name} is a folder; set `store` in the config to a file "
                          "name such as results.duckdb")
+    check_magic(path)
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():
                 raise StoreError(f"store {name}: {shown(parent)} is a file, not a "
                                  "folder; set `store` in the config to a path in a folder")
             break
+
+
+def check_magic(path: Path) -> None:
+    """StoreError for a non-empty file that is not a DuckDB database, before DuckDB opens it
+    (DuckDB attaches an SQLite file, fetching an extension over the network to do so)."""
+    if not path.is_file() or not path.stat().st_size:
+        return
+    with path.open("rb") as fh:
+        head = fh.read(24)
+    if head[8:12] != DUCKDB_MAGIC:
+        kind = "an SQLite database" if head.startswith(b"SQLite format 3") else \
+            f"it starts with {head!r}: text, CSV or another format?"
+        raise StoreError(f"store {shown(path)} is not a DuckDB database ({kind}); move it "
+                         "aside or set another `store` in the config (it is left as it is)")
 
 
 def check_writable(store: Path, log: Path) -> None:

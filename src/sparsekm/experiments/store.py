@@ -206,6 +206,7 @@ class Store:
 
         if write:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        files.check_magic(self.path)
         t0, delay = time.monotonic(), 0.01
         while True:
             try:

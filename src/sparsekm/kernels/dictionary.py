@@ -145,6 +145,8 @@ def kernel_label(k: KernelSpec) -> str:
     return f"{k.name}:{k.gamma:g}"
 
 
+PROBE_ROWS = 1000   # rows of the kernel timed to predict the stack's building time
+
 class KernelDictionary:
     """Precomputed base kernels K_1..K_q of the training rows and their combinations.
 
@@ -185,16 +187,18 @@ class KernelDictionary:
         X = np.asarray(X, dtype=np.float64)
         m = X.shape[0]
         _check_memory(self.q, m)
+        if deadline is not None and m > PROBE_ROWS:   # one kernel on PROBE_ROWS rows, scaled
+            t_probe = time.perf_counter()            # by m^2: spambase's first 4601 x 4601
+            self.kernels[0](X[:PROBE_ROWS])          # kernel alone ran 8 s past a 5 s limit
+            probe = time.perf_counter() - t_probe
+            self._too_slow(2.0 * probe * (m / PROBE_ROWS) ** 2 * self.q, deadline.remaining(),
+                           m)
         K = np.empty((self.q, m, m))
         t0 = time.perf_counter()
         for i, spec in enumerate(self.kernels):
             if i == 1 and deadline is not None:
-                need = 2.0 * (time.perf_counter() - t0) * self.q
-                if need > deadline.remaining() + (time.perf_counter() - t0):
-                    raise DictionaryTooLarge(
-                        f"the kernel dictionary ({self.q} kernels of {m} x {m}) takes about "
-                        f"{need:.0f} s to build here, more than the time left "
-                        f"({deadline.remaining() + time.perf_counter() - t0:.1f} s)")
+                self._too_slow(2.0 * (time.perf_counter() - t0) * self.q,
+                               deadline.remaining() + (time.perf_counter() - t0), m)
             Ki = spec(X)
             Ki += Ki.T  # symmetrize in place: (K + K')/2
             Ki *= 0.5
@@ -206,6 +210,13 @@ class KernelDictionary:
             K[i] = Ki
         self.K, self.X, self._indefinite = K, X, None
         return self
+
+    def _too_slow(self, need: float, left: float, m: int) -> None:
+        """DictionaryTooLarge when building the stack (``need`` s) exceeds the ``left``."""
+        if need > left:
+            raise DictionaryTooLarge(
+                f"the kernel dictionary ({self.q} kernels of {m} x {m}) takes about "
+                f"{need:.0f} s to build here, more than the time left ({left:.1f} s)")
 
     def indefinite(self) -> list[str]:
         """Why each base kernel that is not positive semidefinite on the fitted rows is not

@@ -218,10 +218,15 @@ class LocalPool(WorkerPool):
         self.size = int(n)
         cores = usable_cores()
         if self.size > cores:
-            warnings.warn(f"workers={self.size} > {cores} cores: the workers share the cores "
-                          f"and start {cores} at a time, and the search uses those ready in "
-                          "time; use at most one worker per core (or a Dask cluster)",
-                          OversubscriptionWarning, stacklevel=4)   # the session's caller
+            from sparsekm.declare import in_words, mention
+
+            text = (f"{mention('workers', str(self.size), str(self.size))} > {cores} cores: "
+                    f"the workers share the cores and start {cores} at a time, and the search "
+                    "uses those ready in time; use at most one worker per core (or a Dask "
+                    "cluster)")
+            warning = OversubscriptionWarning(in_words(text))
+            warning.template = text          # the CLI shows it in its words (--workers 4)
+            warnings.warn(warning, stacklevel=4)   # the session's caller
         self.concurrency = max(1, int(concurrency or cores))
         self._conns: list[Any] = [None] * self.size
         self._procs: list[Any] = [None] * self.size

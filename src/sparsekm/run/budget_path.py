@@ -19,6 +19,7 @@ from sparsekm.declare import ParamError
 
 from .command import Command, register_command
 from .data import accuracy, prepare, ready
+from .errors import UserError
 from .payload import result_payload
 from .resolve import Call
 
@@ -71,6 +72,9 @@ def parse_penalties(text: str) -> list[float]:
         raise ParamError("C", text, exc.allowed) from None
 
 
+SVM_ENGINE = "sparsekm linear-svm ipm"    # fast's SVM solves (the JSON of solve ... fast)
+
+
 def run_path(call: Call) -> dict[str, Any]:
     """The path of FS-SVM (2): the JSON payload of ``sparsekm path fs-linear``."""
     from sparsekm.algorithms.fs_linear.budget_path import fs_linear_path
@@ -80,6 +84,10 @@ def run_path(call: Call) -> dict[str, Any]:
     split = prepare(call.opts)
     tr = split.train
     Bs, Cs = parse_budgets(own["B"], tr.n), parse_penalties(own["C"])
+    if call.opts.solver and not own["bound"]:
+        raise UserError(f"--solver {call.opts.solver}: path fs-linear runs fast at every "
+                        f"point on its own engine ({SVM_ENGINE}); --solver solves only the "
+                        "perspective bounds of --bound")
     ready()
     plan = call.solver_plan(relax_solver=call.opts.solver)
     load_s = registry.load_compiled(registry.get(PROBLEM, "method", "fast"))
@@ -107,6 +115,10 @@ def run_path(call: Call) -> dict[str, Any]:
         "supports pooled over the path")
     for key in ("objective", "lower_bound", "gap", "gap_tol", "selected", "selected_names"):
         payload.pop(key, None)   # per entry, not one value
+    payload["solvers"] = {"svm": SVM_ENGINE}
+    bound_solvers = sorted({str(e.pop("bound_solver")) for e in entries if "bound_solver" in e})
+    if bound_solvers:
+        payload["solvers"]["bound"] = ", ".join(bound_solvers)
     if missing:
         payload["message"] = (f"the time limit stopped the path after {len(entries)} of "
                               f"{len(Bs) * len(Cs)} entries; raise --time-limit")

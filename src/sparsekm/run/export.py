@@ -53,9 +53,10 @@ def _export_base(problem: str) -> type:
         form: str = declare.field(None, "The formulation or relaxation to write (`sparsekm "
                                   "methods PROBLEM` says what each is).", choices=form_names,
                                   flag="--form")
-        format: str = declare.field("mps", "File format: lp, mps (quadratic sections), nl or "
-                                    "cbf (Conic Benchmark Format 3), where the model's class "
-                                    "allows.", choices=FORMAT_NAMES, flag="--format")
+        format: str | None = declare.field(None, "File format: lp, mps (quadratic sections), "
+                                           "nl or cbf (Conic Benchmark Format 3), where the "
+                                           "model's class allows (default: --out's suffix, "
+                                           "else mps).", choices=FORMAT_NAMES, flag="--format")
         out: str | None = declare.field(None, "The file to write (default: PROBLEM-FORM-"
                                         "DATA.FMT here); its sidecar is FILE.json.",
                                         path="write", flag="--out")
@@ -181,6 +182,18 @@ def _default_out(problem: str, form: str, ds: Any, sha: str, fmt: str) -> str:
     return f"{problem}-{form}-{data}-{sha[:8]}.{fmt}"
 
 
+def _format_of(fmt: str | None, out: str | None) -> str:
+    """The file format: ``--format``, else ``--out``'s suffix when it names one, else mps;
+    a ``--format`` that contradicts ``--out``'s suffix is refused (an LP file named .mps)."""
+    suffix = Path(out).suffix.lower().lstrip(".") if out else ""
+    if fmt is None:
+        return suffix if suffix in FORMAT_NAMES else "mps"
+    if suffix in FORMAT_NAMES and suffix != fmt:
+        raise UserError(f"--format {fmt}: --out {out} names a .{suffix} file; give --format "
+                        f"{suffix}, or an --out ending in .{fmt}")
+    return fmt
+
+
 def run_export(call: Call) -> dict[str, Any]:
     """Build the form, write it, write its sidecar; the JSON payload says where and what."""
     from sparsekm import registry
@@ -193,9 +206,10 @@ def run_export(call: Call) -> dict[str, Any]:
     if form_name is None:
         raise UserError(f"--form: give the model to write: {', '.join(forms(name))}")
     form = forms(name)[form_name]
+    out = own.pop("out")
+    fmt = _format_of(fmt, out)
     split = prepare(call.opts)
     problem = call.build(problem_info(name).cls, split.train.X, split.train.y)
-    out = own.pop("out")
     options = {**own, "seed": call.opts.seed}
     ready()
     t0, c0 = time.perf_counter(), time.process_time()
@@ -218,12 +232,20 @@ def run_export(call: Call) -> dict[str, Any]:
                               name=f"{name}_{form_name}".replace("-", "_"))
     except ValueError as exc:
         raise UserError(f"--format {fmt}: {exc}") from None
+    except OSError as exc:
+        raise UserError(f"--out {path}: cannot be written ({exc.strerror or exc}); give a "
+                        "path in a folder you can write") from None
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     sidecar = _sidecar(call, form, entry, problem, split.ds, written, sha, options)
     sidecar["class"] = model_class
     sidecar["certifies"] = _certifies(model, form, entry)
     side_path = path.with_name(path.name + ".json")
-    side_path.write_text(json.dumps(sidecar, indent=1, default=_plain) + "\n")
+    try:
+        side_path.write_text(json.dumps(sidecar, indent=1, default=_plain) + "\n")
+    except OSError as exc:
+        raise UserError(f"--out {path}: its sidecar {side_path} cannot be written "
+                        f"({exc.strerror or exc}); give a path in a folder you can "
+                        "write") from None
     return {"problem": name, "form": form_name, "equation": entry.citation, "format": fmt,
             "file": str(path), "sidecar": str(side_path), "class": sidecar["class"],
             "variables": written.variables, "integer": written.integer,

@@ -66,7 +66,8 @@ def node_form(name: str, options: dict[str, Any] | None = None) -> tuple[str, No
         takers = [e.name for e in registry.node_bounds(PROBLEM) if opt in e.node.options()]
         raise ParamError(opt, (options or {}).get(opt),
                          f"node bound {entry.name} takes no option {opt!r}; node bounds "
-                         f"that do: {', '.join(takers) or 'none'} (node_bound=...)") from None
+                         f"that do: {', '.join(takers) or 'none'} (choose one as the node "
+                         "bound with it)") from None
     return entry.name, form, entry.citation
 
 

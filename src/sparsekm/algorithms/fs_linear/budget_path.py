@@ -148,6 +148,7 @@ def _add_bounds(base: FSLinearProblem, rows: list[dict[str, Any]], plan: SolverP
             continue
         r = solve_relaxation(replace(base, B=row["B"], C=row["C"]), "perspective-dual", plan)
         row["perspective_bound"] = r.bound
+        row["bound_solver"] = r.solver
         if r.bound is not None and (row["lower_bound"] is None or r.bound > row["lower_bound"]):
             row["lower_bound"] = min(r.bound, row["objective"])
         row["gap"] = relative_gap(row["objective"], row["lower_bound"])

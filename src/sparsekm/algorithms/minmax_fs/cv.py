@@ -119,7 +119,7 @@ def cv_start(X: np.ndarray, y: np.ndarray, *, folds: int = 5, seed: int = 0,
     Cg, gg = tuple(C_grid), tuple(gamma_grid)
     if len(Cg) == 1 and len(gg) == 1:
         return CVStart(Cg[0], gg[0], float("nan"), np.full((1, 1), np.nan), Cg, gg)
-    splits = kfold_splits(y, k=folds, seed=seed)
+    splits = kfold_splits(y, k=folds, seed=seed, name="cv_folds")
     table = np.mean([_fold_table(X, y, tr, va, Cg, gg, deadline) for tr, va in splits],
                     axis=0)
     if np.isnan(table).all():        # no pair fitted in time: the first one

@@ -126,7 +126,7 @@ def run_protocol(X: np.ndarray, y: np.ndarray, *, C2_grid: tuple = C2_GRID, p: f
     grids = opts.get("grids", (C_GRID, GAMMA_GRID))
     for m in methods:
         registry.get("minmax-fs", "method", m)          # unknown names fail here, clearly
-    splits = kfold_splits(y, k=outer, seed=seed)
+    splits = kfold_splits(y, k=outer, seed=seed, name="outer_folds")
     keep = opts.get("folds")
     tasks = [{"X": X, "y": y, "train": tr, "test": te, "fold": k, "inner": inner,
               "seed": seed + 1 + k, "C2_grid": tuple(C2_grid), "p": p, "methods": methods,

@@ -67,8 +67,13 @@ def cross_validate(problem: SMKLProblem, method: Any, grid: dict[str, tuple], *,
     keys = [k for k in ("C", "lam", "k0") if k in grid]
     points = [dict(zip(keys, v)) for v in itertools.product(*(grid[k] for k in keys))]
     points = [pt for pt in points if pt.get("k0", problem.k0) <= problem.q]
-    if folds < 2:
-        raise ValueError(f"folds={folds}: cross-validation needs at least 2 folds")
+    smallest = int(min(np.sum(problem.y > 0), np.sum(problem.y < 0)))
+    if folds < 2 or folds > smallest:
+        from sparsekm.declare import ParamError
+
+        raise ParamError("cv_folds", folds, f"give 2 to {smallest} folds (stratified folds: "
+                         "each holds a training row of the smaller class)" if smallest >= 2
+                         else "the smaller class has one training row: no stratified CV")
     if not points:
         raise ValueError("the CV grid is empty: give at least one value per key")
     splits = list(StratifiedKFold(folds, shuffle=True, random_state=seed)

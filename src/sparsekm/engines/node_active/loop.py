@@ -129,7 +129,10 @@ def _rebuild(Qt, y, S):
     if rank == 0:
         return False
     w = S.cid[rank]
-    to_a = nc - 2 < S.ints[KAPPA]
+    ties = 0                        # all of T (build factorises at most nz of them)
+    for v in range(S.ints[NW]):
+        ties += S.st[v] == 1
+    to_a = ties - 1 < S.ints[KAPPA]
     S.st[w], S.frozen[w] = 2 if to_a else 0, True
     S.ints[KAPPA] -= to_a
     S.ints[BUILD] = 1

@@ -91,8 +91,8 @@ def build(Qt, y, S):
     S.cid[0] = -1
     nc = 1
     for w in range(S.ints[NW]):
-        if S.st[w] == 1:
-            S.cid[nc] = w
+        if S.st[w] == 1 and nc <= nz:   # more than nz rows are dependent: one names it
+            S.cid[nc] = w               # (cid holds m + 2: many equal |s_j| tie at once)
             nc += 1
     use = min(nc, nz)
     E = np.zeros((use, nz))
@@ -112,6 +112,9 @@ def tie(Qt, y, S, w, sign):
     caller's); flags a rebuild when it is numerically dependent on the others (the rebuild
     then moves it out of T and freezes it)."""
     nz, nc = S.ints[NZ], S.ints[NC]
+    if nc >= nz:        # as many constraints as variables: dependent; the rebuild reads st
+        S.ints[BUILD] = 1
+        return
     col = constraint_column(Qt, y, S.vid, nz, S.Wf[w], sign)
     S.cid[nc] = w
     if add_constraint(S.Q, S.R, nz, nc, col) <= 1e-8 * np.sqrt(col @ col):

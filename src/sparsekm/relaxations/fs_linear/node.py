@@ -152,7 +152,20 @@ def _solve_restricted(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray
     (any SOCP solver; v from Clarabel's multipliers or the ties).
     """
     X, y, m = problem.X, problem.y, problem.m
-    if plan.relax_solver is None and m > NATIVE_MAX_M:
+    if plan.relax_solver is None and m <= NATIVE_MAX_M:
+        from sparsekm.engines.node_ipm import ipm_node_dual
+
+        QW = np.ascontiguousarray((X[:, W] * y[:, None]).T)
+        XF = X[:, F1] * y[:, None]
+        QF = np.ascontiguousarray(XF @ XF.T)
+        start = np.full(m, 1e-3 * problem.C) if a0 is None else np.asarray(a0, float)
+        try:
+            a, _, v, _, ok = ipm_node_dual(QW, QF, y, float(problem.C), int(k), start, 1e-8,
+                                           150)
+            return a, v, "optimal" if ok else "inaccurate"
+        except np.linalg.LinAlgError:   # a singular Newton system (many equal columns, e.g.
+            pass                        # one entry each): the structured interior point
+    if plan.relax_solver is None:
         from sparsekm.engines.perspective.ipm import solve_perspective_dual
 
         rows = np.arange(m) if R is None else R
@@ -162,15 +175,6 @@ def _solve_restricted(problem: FSLinearProblem, plan: SolverPlan, F1: np.ndarray
         a = np.zeros(m)
         a[rows] = sol.alpha
         return a, sol.v, sol.status
-    if plan.relax_solver is None:
-        from sparsekm.engines.node_ipm import ipm_node_dual
-
-        QW = np.ascontiguousarray((X[:, W] * y[:, None]).T)
-        XF = X[:, F1] * y[:, None]
-        QF = np.ascontiguousarray(XF @ XF.T)
-        start = np.full(m, 1e-3 * problem.C) if a0 is None else np.asarray(a0, float)
-        a, _, v, _, ok = ipm_node_dual(QW, QF, y, float(problem.C), int(k), start, 1e-8, 150)
-        return a, v, "optimal" if ok else "inaccurate"
     rows = problem if R is None else replace(problem, X=X[R], y=y[R])
     qp = node_dual_qp(rows, F1, W, k)
     res = solve(qp, solver=plan.relax_solver, time_limit=plan.clock.cap(None))
