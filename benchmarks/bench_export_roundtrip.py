@@ -17,6 +17,8 @@ import os
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
@@ -63,13 +65,16 @@ def cplex_read(path: str, limit: float) -> tuple[str, float, float, float, float
             time.perf_counter() - t0, time.process_time() - c0)
 
 
-def row(case: str, exp: dict, reader: str, status: str, obj, bound, ref: float, wall: float,
-        cpu: float) -> dict:
+def row(case: str, exp: dict, reader: str, r: Any, ref: float) -> dict:
+    """One table row: the reader's outcome ``r`` (status, objective, bound, time_s, cpu_s)
+    against sparsekm's value ``ref``."""
+    obj = r.objective
     diff = None if obj is None else abs(obj - ref) / max(1.0, abs(ref))
     return {"case": case, "file": Path(exp["file"]).name, "bytes": exp["bytes"],
             "export_s": exp["time_s"], "export_cpu_s": exp["cpu_s"], "reader": reader,
-            "status": status, "objective": obj, "bound": bound, "sparsekm": ref,
-            "relative_difference": diff, "wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
+            "status": r.status, "objective": obj, "bound": r.bound, "sparsekm": ref,
+            "relative_difference": diff, "wall_s": round(r.time_s, 3),
+            "cpu_s": round(r.cpu_s, 3)}
 
 
 def fs_linear_cases(folder: Path, flags: dict, tag: str, rows: list[dict]) -> None:
@@ -86,36 +91,35 @@ def fs_linear_cases(folder: Path, flags: dict, tag: str, rows: list[dict]) -> No
         for fmt in ("lp", "mps"):
             exp = export("fs-linear", flags, form, fmt, folder)
             r = read_with_scip(exp["file"], time_limit=600)
-            rows.append(row(f"{tag}: {form}", exp, "SCIP", r.status, r.objective, r.bound,
-                            ref, r.time_s, r.cpu_s))
+            rows.append(row(f"{tag}: {form}", exp, "SCIP", r, ref))
     exp = export("fs-linear", flags, "bigm", "mps", folder)
     try:
         st, obj, bnd, wall, cpu = cplex_read(exp["file"], 600)
-        rows.append(row(f"{tag}: bigm", exp, "CPLEX", st, obj, bnd, ref, wall, cpu))
+        rows.append(row(f"{tag}: bigm", exp, "CPLEX", SimpleNamespace(
+            status=st, objective=obj, bound=bnd, time_s=wall, cpu_s=cpu), ref))
     except Exception as exc:  # noqa: BLE001 - the community edition's size limit
-        rows.append(row(f"{tag}: bigm", exp, "CPLEX", f"refused: {exc}"[:80], None, None,
-                        ref, 0.0, 0.0))
+        rows.append(row(f"{tag}: bigm", exp, "CPLEX", SimpleNamespace(
+            status=f"refused: {exc}"[:80], objective=None, bound=None, time_s=0.0, cpu_s=0.0),
+            ref))
     side = json.loads(Path(exp["sidecar"]).read_text())
     box = run("relax", "fs-linear", {**flags, "relaxation": "box"},
               {"M": side["options"]["M"]})
     r = read_with_highs(exp["file"], relax_integers=True)
-    rows.append(row(f"{tag}: bigm, integrality dropped = box (8)", exp, "HiGHS", r.status,
-                    r.objective, r.bound, box["objective"], r.time_s, r.cpu_s))
+    rows.append(row(f"{tag}: bigm, integrality dropped = box (8)", exp, "HiGHS", r,
+                    box["objective"]))
     fix = {f"v({j})": float(j in opt["selected"]) for j in range(opt["n"])}
     r = read_with_highs(exp["file"], relax_integers=True, fix=fix)
-    rows.append(row(f"{tag}: bigm, v fixed at the optimal support", exp, "HiGHS", r.status,
-                    r.objective, r.bound, ref, r.time_s, r.cpu_s))
+    rows.append(row(f"{tag}: bigm, v fixed at the optimal support", exp, "HiGHS", r, ref))
     rel = run("relax", "fs-linear", {**flags, "relaxation": "dscop"})
     for fmt in ("lp", "mps"):
         exp = export("fs-linear", flags, "dscop", fmt, folder)
         r = read_with_scip(exp["file"], time_limit=600)
-        rows.append(row(f"{tag}: dscop (13)", exp, "SCIP", r.status, r.objective, r.bound,
-                        rel["objective"], r.time_s, r.cpu_s))
+        rows.append(row(f"{tag}: dscop (13)", exp, "SCIP", r, rel["objective"]))
     for conic in ("soc", "sdp"):
         exp = export("fs-linear", flags, "dscop", "cbf", folder, conic=conic)
         r = solve_with_clarabel(read_with_mosek(exp["file"]))
         rows.append(row(f"{tag}: dscop (13), {conic} blocks", exp, "MOSEK reader + Clarabel",
-                        r.status, r.objective, r.bound, rel["objective"], r.time_s, r.cpu_s))
+                        r, rel["objective"]))
 
 
 def smkl_cases(folder: Path, rows: list[dict]) -> None:
@@ -129,8 +133,7 @@ def smkl_cases(folder: Path, rows: list[dict]) -> None:
             else:
                 r = read_with_scip(exp["file"], time_limit=600)
                 reader = "SCIP"
-            rows.append(row(f"iris (B, Table 6): {form}", exp, reader, r.status, r.objective,
-                            r.bound, rel["objective"], r.time_s, r.cpu_s))
+            rows.append(row(f"iris (B, Table 6): {form}", exp, reader, r, rel["objective"]))
     exp = export("smkl", IRIS, "misdp", "cbf", folder)
     data = read_with_mosek(exp["file"])
     rows.append({"case": "iris (B, Table 6): misdp (13)", "file": Path(exp["file"]).name,
