@@ -55,12 +55,15 @@ def load_avg() -> float:
     return os.getloadavg()[0]
 
 
-def run_case(suite: str, case: tuple[str, int, float], seconds: int, tag: str) -> None:
-    """The CLI's default bnb on 2 workers; its JSON, the load before and after, the wall."""
+def run_case(suite: str, case: tuple[str, int, float], seconds: int, tag: str,
+             options: list[str]) -> None:
+    """The CLI's bnb on 2 workers (default options, or ``-o NAME=VALUE`` for each of
+    ``options``); its JSON, the load before and after, the wall."""
     data, B, C = case
     exe = Path(sys.executable).with_name("sparsekm")
     cmd = [str(exe), "solve", "fs-linear", "--data", data, "--B", str(B), "--C", f"{C:g}",
-           "--method", "bnb", "--workers", "2", "--time-limit", str(seconds), "--json"]
+           "--method", "bnb", "--workers", "2", "--time-limit", str(seconds),
+           *[a for o in options for a in ("-o", o)], "--json"]
     before, t0 = load_avg(), time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     res = json.loads(out)
@@ -72,7 +75,7 @@ def run_case(suite: str, case: tuple[str, int, float], seconds: int, tag: str) -
           flush=True)
 
 
-def run(suite: str, minutes: float, tag: str) -> None:
+def run(suite: str, minutes: float, tag: str, options: list[str]) -> None:
     cases, seconds = SUITES[suite]
     t0 = time.perf_counter()
     for case in cases:
@@ -81,7 +84,7 @@ def run(suite: str, minutes: float, tag: str) -> None:
         if (time.perf_counter() - t0) / 60 + seconds / 60 > minutes:
             print("time budget reached; run again to continue", flush=True)
             return
-        run_case(suite, case, seconds, tag)
+        run_case(suite, case, seconds, tag, options)
 
 
 def _baseline(suite: str) -> dict[tuple[str, int, float], dict]:
@@ -290,9 +293,11 @@ def main() -> None:
     ap.add_argument("suite", nargs="?", choices=tuple(SUITES))
     ap.add_argument("--minutes", type=float, default=25.0)
     ap.add_argument("--tag", default="")
+    ap.add_argument("--option", action="append", default=[],
+                    help="NAME=VALUE passed to bnb as -o (repeatable; give a --tag too)")
     args = ap.parse_args()
     if args.step == "run":
-        run(args.suite, args.minutes, args.tag)
+        run(args.suite, args.minutes, args.tag, args.option)
     elif args.step == "scaling":
         scaling(args.seconds)
     elif args.step == "dask":
