@@ -105,7 +105,9 @@ def rows_of(suite: str) -> list[dict]:
     base = _baseline(suite)
     rows = []
     for case in cases:
-        for f in sorted(RUNS.glob(path(suite, case).stem + "*.json")):
+        stem = path(suite, case).stem  # the untagged run, then its tagged variants
+        files = [RUNS / f"{stem}.json", *sorted(RUNS.glob(f"{stem}_*.json"))]
+        for f in (f for f in files if f.exists()):
             r = json.loads(f.read_text())
             b = base.get(case, {})
             rows.append({
