@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from fs_linear_instances import INSTANCES, enum_opt, get, prob
+from fs_linear_instances import INSTANCES, enum_opt, get, prob, random_instance
 
 from sparsekm.algorithms.fs_linear import solve_fs_linear
 from sparsekm.algorithms.fs_linear.bnb_pairs import apply_cuts, pair_cuts
@@ -184,3 +184,30 @@ def test_pairwise_cuts_never_cut_off_a_better_support(seed: int) -> None:
                 for S in good:
                     if (j in S) == (side == "in"):
                         assert set(fix_in) <= set(S) and not set(fix_out) & set(S)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_probes_after_fixings_never_exceed_the_children_optimum(seed: int) -> None:
+    """Strong branching after the fixing rule changed the node: the engine's final state,
+    restricted to the fixed node (features fixed out inside and outside the working set, one
+    fixed in), probes every child; no probe bound exceeds the child's enumerated optimum, and
+    the probes ran from the state (no per-child solves)."""
+    X, y = random_instance(seed, n=12)
+    p = FSLinearProblem(X, y, B=4, C=[1.0, 10.0, 0.3][seed % 3])
+    F1, free, k = [seed % 12], [j for j in range(12) if j not in (seed % 12, 11)], 3
+    sol = FORM.solve(p, SolverPlan(), NodeTask(np.array(F1), np.array(free), k,
+                                               alpha0=np.full(p.m, 0.5 * p.C)))
+    W = [int(j) for j in sol.W if j in free]
+    outside = [j for j in free if j not in W]
+    rng = np.random.default_rng(seed)
+    fix_in = int(rng.choice(W))
+    fix_out = [int(rng.choice([j for j in W if j != fix_in]))] + outside[:1]
+    F1b = F1 + [fix_in]
+    freeb = [j for j in free if j != fix_in and j not in fix_out]
+    task = NodeTask(np.array(F1b), np.array(freeb), k - 1)
+    sup = _supports(p, F1b, freeb, k - 1)
+    outs, ins, solves = FORM.probe(p, SolverPlan(), sol, task, np.array(freeb), 2)
+    assert solves == 2 * len(freeb) and sol.info["probe_pivots"] > 0
+    for j, b_out, b_in in zip(freeb, outs, ins):
+        assert b_out <= min(v for S, v in sup.items() if j not in S) * (1 + 1e-9)
+        assert b_in <= min(v for S, v in sup.items() if j in S) * (1 + 1e-9)

@@ -8,7 +8,8 @@ null-space linear algebra.
 """
 
 from .partition import repair
-from .probe import probe
+from .probe import probe, restrict
 from .solve import LIMIT, NUMERIC, OPTIMAL, PRUNED, node_active_set
 
-__all__ = ["LIMIT", "NUMERIC", "OPTIMAL", "PRUNED", "node_active_set", "probe", "repair"]
+__all__ = ["LIMIT", "NUMERIC", "OPTIMAL", "PRUNED", "node_active_set", "probe", "repair",
+           "restrict"]

@@ -20,19 +20,18 @@ from .loop import WORKING, priced, run
 from .partition import repair
 from .pivot import correlations
 from .qr import drop_constraint
-from .state import KAPPA, NC, NW, NZ, UPDATES, copy_state, read_partition, remove_at
+from .state import BUILD, KAPPA, NC, NW, NZ, UPDATES, copy_state, read_partition, remove_at
 
-__all__ = ["probe"]
+__all__ = ["probe", "restrict"]
 
 BAND = 0.5            # outside features with |s_j| above this x the k-th: computed exactly
 
 
 @njit(cache=True, error_model="numpy")
-def _fork(Qt, C, S0, j, side, k):
-    """The parent's state ``S0`` made the child's: j out (side 0) or in (side 1) leaves the
-    working set (its tie, if any, leaves the constraints) and kappa follows; the partition is
-    read again when the ties can no longer hold kappa."""
-    S = copy_state(S0)
+def _leave(Qt, C, S, j, side, k):
+    """In place: j fixed out (side 0) or in (side 1) of the node whose budget is ``k``; j
+    leaves the working set (its tie, if any, leaves the constraints) and kappa follows; the
+    partition is read again when the ties can no longer hold kappa."""
     nW = S.ints[NW]
     w = -1
     for t in range(nW):
@@ -44,7 +43,7 @@ def _fork(Qt, C, S0, j, side, k):
     else:
         was = S.st[w]
         nc = S.ints[NC]
-        if was == 1:
+        if was == 1 and S.ints[BUILD] == 0:   # (after a re-read the rebuild makes the ties)
             c = 1
             while S.cid[c] != w:
                 c += 1
@@ -64,6 +63,29 @@ def _fork(Qt, C, S0, j, side, k):
         S.ints[NW] = last
     if S.ints[KAPPA] < 0 or S.ints[NC] - 1 < S.ints[KAPPA]:
         read_partition(Qt, S, k - side, C)
+
+
+@njit(cache=True, error_model="numpy")
+def _fork(Qt, C, S0, j, side, k):
+    """The parent's state ``S0`` made the child's (j out: side 0, in: side 1), a copy."""
+    S = copy_state(S0)
+    _leave(Qt, C, S, j, side, k)
+    return S
+
+
+@njit(cache=True, error_model="numpy")
+def restrict(Qt, C, S0, fixed, sides, k):
+    """The node's final state ``S0`` made the state of the same node after its fixings (a
+    copy): each feature of ``fixed`` out (``sides`` 0) or in (1) in turn, as a child's fork
+    does for one feature; ``k`` is the budget before the fixings. A feature fixed out outside
+    the working set changes nothing (the common case: the fixing rule removes features far
+    below the threshold)."""
+    S = copy_state(S0)
+    kk = k
+    for t in range(fixed.size):
+        if sides[t] == 1 or S.inW[fixed[t]]:
+            _leave(Qt, C, S, fixed[t], sides[t], kk)
+        kk -= sides[t]
     return S
 
 
