@@ -211,3 +211,18 @@ def test_probes_after_fixings_never_exceed_the_children_optimum(seed: int) -> No
     for j, b_out, b_in in zip(freeb, outs, ins):
         assert b_out <= min(v for S, v in sup.items() if j not in S) * (1 + 1e-9)
         assert b_in <= min(v for S, v in sup.items() if j in S) * (1 + 1e-9)
+
+
+def test_probe_pivots_option_certifies_and_is_refused_elsewhere() -> None:
+    """``--option probe_pivots=N`` (the active-set node bound's own option): one pivot per
+    child still certifies the enumerated optimum; the interior point's node bound refuses
+    it."""
+    key, B, C = "rand2", 4, 0.5
+    opt, S, _ = enum_opt(key, B, C)
+    res = solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120),
+                          root_search="none", probe_pivots=1)
+    assert res.status.value == "optimal" and tuple(res.selected) == S
+    assert math.isclose(res.objective, opt, rel_tol=1e-6) and res.bound <= opt * (1 + 1e-9)
+    with pytest.raises(ValueError, match="takes no option 'probe_pivots'"):
+        solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120),
+                        node_bound="perspective", probe_pivots=1)

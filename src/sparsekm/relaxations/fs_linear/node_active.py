@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from sparsekm import declare
 from sparsekm.engines.node_active import (
     LIMIT,
     NUMERIC,
@@ -169,7 +170,10 @@ class ActiveSetNode(NodeForm):
     ref = "(13), Lemma 4.3: its dual in the m margin multipliers, by an active-set method"
     reuse = ("multipliers",)
     pairs = True
-    probe_pivots: int = PROBE_PIVOTS
+    probe_pivots: int = declare.field(
+        PROBE_PIVOTS, "pivots per child in strong branching's probes (each child's bound is "
+        "certified whatever the pivots; fewer: cheaper nodes, looser child bounds)", ge=1,
+        le=MAX_PIVOTS)
     pivots_per_round: int = 4
 
     def solver_name(self, problem: FSLinearProblem, plan: SolverPlan) -> str:
