@@ -9,6 +9,7 @@ many minutes) and resumes where it stopped::
     python benchmarks/bench_fs_linear_node_engine.py run wide --minutes 25    # 12 x 600 s
     python benchmarks/bench_fs_linear_node_engine.py run table7 --minutes 25  # 18 x 60 s
     python benchmarks/bench_fs_linear_node_engine.py run check               # colorectal B = 20
+    python benchmarks/bench_fs_linear_node_engine.py run wide --case dlbcl:20:1 --tag T  # one case
     python benchmarks/bench_fs_linear_node_engine.py report
 
 Suites: ``wide`` (colorectal, dlbcl, lymphoma; B = 20, 30; C = 1, 10; 600 s), ``table7``
@@ -75,8 +76,12 @@ def run_case(suite: str, case: tuple[str, int, float], seconds: int, tag: str,
           flush=True)
 
 
-def run(suite: str, minutes: float, tag: str, options: list[str]) -> None:
+def run(suite: str, minutes: float, tag: str, options: list[str],
+        only: list[str] | None = None) -> None:
+    """The suite's runs not yet kept (``only``: the cases named ``data:B:C``)."""
     cases, seconds = SUITES[suite]
+    if only:
+        cases = [c for c in cases if f"{c[0]}:{c[1]}:{c[2]:g}" in only]
     t0 = time.perf_counter()
     for case in cases:
         if path(suite, case, tag).exists():
@@ -112,6 +117,7 @@ def rows_of(suite: str) -> list[dict]:
             b = base.get(case, {})
             rows.append({
                 "suite": suite, "data": case[0], "B": case[1], "C": case[2], "file": f.name,
+                "tag": f.stem[len(stem) + 1:],
                 "seconds": seconds, "objective": r["objective"], "bound": r["lower_bound"],
                 "gap": r["gap"], "nodes": r["nodes"], "nodes_per_s": r.get("nodes_per_s"),
                 "pruned_fraction": r.get("pruned_fraction"), "root_gap": r.get("root_gap"),
@@ -136,7 +142,10 @@ def report() -> None:
              "instances (wide: reliability branching, 600 s, "
              "`paperD-node-bounds-trees600.csv`; Table 7: fractional branching, 60 s, "
              "`paperD-table7-workers.csv`). `load`: the machine's 1-minute load average "
-             "before and after the run (2 cores).", ""]
+             "before and after the run (2 cores). `run`: the tag of a repeated run (tags that "
+             "start with `restrict` ran after strong branching's probes after fixings "
+             "started from the node's own state; untagged runs and other tags ran before).",
+             ""]
     table = []
     for suite in SUITES:
         rows = rows_of(suite)
@@ -145,8 +154,8 @@ def report() -> None:
         table += rows
         lines += [f"## {suite} ({SUITES[suite][1]} s)", "",
                   "| data | B | C | incumbent | certified bound | gap | IPM gap | nodes | "
-                  "IPM nodes | nodes/s | pruned | root gap | load | options |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "IPM nodes | nodes/s | pruned | root gap | load | options | run |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
             ipm = "" if r["ipm_gap"] is None else f"{100 * r['ipm_gap']:.2f} %"
             lines.append(
@@ -155,7 +164,7 @@ def report() -> None:
                 f"{'' if r['ipm_nodes'] is None else format(r['ipm_nodes'], ',')} | "
                 f"{(r['nodes_per_s'] or 0):.0f} | {100 * (r['pruned_fraction'] or 0):.2f} % | "
                 f"{100 * (r['root_gap'] or 0):.1f} % | {_load(r['load'])} | "
-                f"{r['options'] or 'default'} |")
+                f"{r['options'] or 'default'} | {r['tag'] or '-'} |")
         lines.append("")
     lines += _rise_lines(table) + _scaling_lines() + _dask_lines()
     write_results("fs_linear_node_engine", lines, table)
@@ -329,9 +338,11 @@ def main() -> None:
     ap.add_argument("--tag", default="")
     ap.add_argument("--option", action="append", default=[],
                     help="NAME=VALUE passed to bnb as -o (repeatable; give a --tag too)")
+    ap.add_argument("--case", action="append", default=[],
+                    help="run only this case of the suite, DATA:B:C (repeatable)")
     args = ap.parse_args()
     if args.step == "run":
-        run(args.suite, args.minutes, args.tag, args.option)
+        run(args.suite, args.minutes, args.tag, args.option, args.case)
     elif args.step == "scaling":
         scaling(args.seconds)
     elif args.step == "dask":
