@@ -175,7 +175,7 @@ def _rise_lines(table: list[dict]) -> list[str]:
     the wide run of the same instance (C = 10, 600 s, untagged), and the time 1 % would take
     at that rate (with the wide run's incumbent)."""
     first = {(r["data"], r["B"], r["C"]): r for r in table
-             if r["suite"] == "table7" and r["file"].count("_") == 3}
+             if r["suite"] == "table7" and not r["tag"]}
     out = ["## The bound's rise per doubling of the time (60 s to 600 s, C = 10)", "",
            "From each Table-7 run to the wide run of the same instance: rise = (bound at "
            "600 s - bound at 60 s) / log2(10); the bound 1 % needs is 0.99 x the incumbent; at "
@@ -185,7 +185,7 @@ def _rise_lines(table: list[dict]) -> list[str]:
     rows = 0
     for r in table:
         a = first.get((r["data"], r["B"], r["C"]))
-        if r["suite"] != "wide" or a is None or r["file"].count("_") != 3:
+        if r["suite"] != "wide" or a is None or r["tag"]:
             continue
         rise = (r["bound"] - a["bound"]) / np.log2(r["seconds"] / a["seconds"])
         need = 0.99 * r["objective"]

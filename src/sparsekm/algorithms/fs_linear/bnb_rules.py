@@ -17,7 +17,7 @@ import numpy as np
 from sparsekm import registry
 from sparsekm.algorithms.tree import Outcome
 from sparsekm.declare import ParamError, Spec
-from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeSolution, NodeTask
+from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeSolution, NodeTask, member
 
 __all__ = ["BRANCHING", "NODE_BOUND", "branch_feature", "branching_rule", "member", "node_form",
            "rounded", "screen"]
@@ -98,14 +98,6 @@ def screen(form: NodeForm, sol: NodeSolution, task: NodeTask, cutoff: float, out
     out.stats["fixed_out"] = out.stats.get("fixed_out", 0) + int(fix_out.sum())
     F1 = F1 + [int(j) for j in free[fix_in]]
     return F1, free[~(fix_in | fix_out)], k - int(fix_in.sum())
-
-
-def member(values: np.ndarray, pool: np.ndarray, n: int) -> np.ndarray:
-    """Which of ``values`` (features in [0, n)) are in ``pool``: a mask, O(n) (np.isin
-    sorts both)."""
-    mask = np.zeros(n, bool)
-    mask[pool] = True
-    return mask[values]
 
 
 def branch_feature(sol: NodeSolution, free: np.ndarray, rule: str) -> int | None:

@@ -36,7 +36,7 @@ from sparsekm.registry import register, with_node_form
 from sparsekm.solvers import Result, SolverPlan
 
 from .node import NATIVE_MAX_M, PerspectiveNode, solve_node_task
-from .node_form import NodeForm, NodeSolution, NodeTask, top_k_child_bounds
+from .node_form import NodeForm, NodeSolution, NodeTask, member, top_k_child_bounds
 
 __all__ = ["ActiveSetNode", "ENGINE", "active_node_task", "column_norms", "ksupport_square",
            "relaxation_primal", "scaled_rows"]
@@ -237,21 +237,13 @@ class ActiveSetNode(NodeForm):
         return outs, ins, 2 * int(cands.size)
 
 
-def _member(values: np.ndarray, pool: np.ndarray, n: int) -> np.ndarray:
-    """Which of ``values`` (features in [0, n)) are in ``pool``, by a mask of n."""
-    mask = np.zeros(n, bool)
-    mask[pool] = True
-    return mask[values]
-
-
 def _held(problem: FSLinearProblem, sol: NodeSolution, task: NodeTask
           ) -> tuple[Any, np.ndarray] | None:
     """The engine's final state at ``sol`` and s over the free features, for ``task``: the
     solved node itself, or that node after fixings (``task`` keeps its F1 and free set
     less the fixed features; the fixed-in ones join F1): the state restricted by
     :func:`~sparsekm.engines.node_active.restrict`. None without a state or for another
-    node. Before this, a node with fixings (a third of colorectal B = 20's nodes after
-    4 minutes) probed its children by 16 solves from scratch: half the tree's CPU."""
+    node."""
     held = sol.info.get("state")
     if held is None:
         return None
@@ -259,11 +251,11 @@ def _held(problem: FSLinearProblem, sol: NodeSolution, task: NodeTask
     if F1.size == task.F1.size and free.size == task.free.size:
         return state, s_free
     n = problem.n
-    keep = _member(free, task.free, n)
+    keep = member(free, task.free, n)
     fixed = free[~keep]
-    sides = _member(fixed, task.F1, n).astype(np.int64)
+    sides = member(fixed, task.F1, n).astype(np.int64)
     if (keep.sum() != task.free.size or F1.size + sides.sum() != task.F1.size
-            or k - sides.sum() != task.k or not _member(F1, task.F1, n).all()):
+            or k - sides.sum() != task.k or not member(F1, task.F1, n).all()):
         return None
     return restrict(scaled_rows(problem), float(problem.C), state, fixed, sides, int(k)), \
         s_free[keep]

@@ -38,7 +38,7 @@ import numpy as np
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.solvers import SolverPlan
 
-__all__ = ["NATIVE_NODE", "NodeForm", "NodeSolution", "NodeTask", "column_generation",
+__all__ = ["NATIVE_NODE", "NodeForm", "NodeSolution", "NodeTask", "column_generation", "member",
            "feasible_alpha", "layer_solver", "top_k_child_bounds", "top_sum"]
 
 REUSES = ("multipliers", "working_set")
@@ -185,6 +185,14 @@ class NodeForm:
                 solves += csol.solves
                 (ins if side else outs)[c] = csol.bound
         return outs, ins, solves
+
+
+def member(values: np.ndarray, pool: np.ndarray, n: int) -> np.ndarray:
+    """Which of ``values`` (features in [0, n)) are in ``pool``: a mask, O(n) (np.isin
+    sorts both)."""
+    mask = np.zeros(n, bool)
+    mask[pool] = True
+    return mask[values]
 
 
 NATIVE_NODE = "sparsekm node-ipm"   # the dense interior point of the node duals (engines)
