@@ -120,6 +120,7 @@ def rows_of(suite: str) -> list[dict]:
                 "tag": f.stem[len(stem) + 1:],
                 "seconds": seconds, "objective": r["objective"], "bound": r["lower_bound"],
                 "gap": r["gap"], "nodes": r["nodes"], "nodes_per_s": r.get("nodes_per_s"),
+                "deferred": r.get("deferred", 0),
                 "pruned_fraction": r.get("pruned_fraction"), "root_gap": r.get("root_gap"),
                 "solver": r.get("solver"), "open_nodes": r.get("open_nodes"),
                 "load": [None if r["bench"].get(k) is None else round(r["bench"][k], 1)
@@ -144,7 +145,11 @@ def report() -> None:
              "`paperD-table7-workers.csv`). `load`: the machine's 1-minute load average "
              "before and after the run (2 cores). `run`: the tag of a repeated run (tags that "
              "start with `restrict` ran after strong branching's probes after fixings "
-             "started from the node's own state; untagged runs and other tags ran before).",
+             "started from the node's own state; untagged runs and other tags ran before). "
+             "Runs tagged `defer-*` ran with deferred branching (`defer`; the default, "
+             "1e-4, since then: `defer-default`), all others before it existed. `nodes`: "
+             "nodes bounded, a deferred node bounded again counting twice; `deferred`: "
+             "nodes sent back to the queue unbranched.",
              ""]
     table = []
     for suite in SUITES:
@@ -154,13 +159,14 @@ def report() -> None:
         table += rows
         lines += [f"## {suite} ({SUITES[suite][1]} s)", "",
                   "| data | B | C | incumbent | certified bound | gap | IPM gap | nodes | "
-                  "IPM nodes | nodes/s | pruned | root gap | load | options | run |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "deferred | IPM nodes | nodes/s | pruned | root gap | load | options | run |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
             ipm = "" if r["ipm_gap"] is None else f"{100 * r['ipm_gap']:.2f} %"
             lines.append(
                 f"| {r['data']} | {r['B']} | {r['C']:g} | {r['objective']:.6g} | "
                 f"{r['bound']:.6g} | {100 * r['gap']:.2f} % | {ipm} | {r['nodes']:,} | "
+                f"{r['deferred']:,} | "
                 f"{'' if r['ipm_nodes'] is None else format(r['ipm_nodes'], ',')} | "
                 f"{(r['nodes_per_s'] or 0):.0f} | {100 * (r['pruned_fraction'] or 0):.2f} % | "
                 f"{100 * (r['root_gap'] or 0):.1f} % | {_load(r['load'])} | "

@@ -199,3 +199,28 @@ def test_after_the_time_limit_the_incumbent_is_not_polished_by_the_qp_solver(mon
     assert res.has_solution and res.termination.value == "time_limit" and not calls
     res = solve_fs_linear(p, "bnb", SolverPlan(time_limit=60), root_search="none")
     assert res.status.value == "optimal" and calls
+
+
+@pytest.mark.parametrize("key,B,C", [("rand0", 3, 1.0), ("breast_cancer_wisconsin", 3, 0.1)])
+def test_deferred_branching_certifies_on_one_and_two_workers(key: str, B: int,
+                                                              C: float) -> None:
+    """Deferred branching (a node re-queued once, unbranched, when its own bound rose above
+    its queued one): the enumerated optimum on 1 and 2 workers (the same run with batch 2),
+    some nodes deferred, and a run stopped after a few nodes keeps a bound below it."""
+    from sparsekm.parallel import Executor
+
+    opt, S, _ = enum_opt(key, B, C)
+    kw = dict(root_search="none", batch=2)           # the default defer
+    one = solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120), **kw)
+    ex = Executor(workers=2)
+    with ex.session():
+        two = solve_fs_linear(prob(key, B, C), "bnb",
+                              SolverPlan(time_limit=120, executor=ex), **kw)
+    for res in (one, two):
+        assert res.status.value == "optimal" and tuple(res.selected) == S
+        assert math.isclose(res.objective, opt, rel_tol=TOL) and res.bound <= opt * (1 + 1e-9)
+        assert res.extra["deferred"] >= 1
+    assert one.extra["nodes"] == two.extra["nodes"] and one.bound == two.bound
+    cut = solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120),
+                          root_search="none", node_limit=2)
+    assert cut.bound <= opt * (1 + 1e-9) and cut.extra["open_nodes"] >= 1

@@ -127,6 +127,7 @@ class LinearTree(TreeProblem):
     strong_rounds: int = 25
     strong_every: int = 3
     polish_candidates: int = 200
+    defer: float = 1e-4
     run_clock: Any = None      # the run's deadline (the node plan has none): see point()
     node_options: dict[str, Any] = field(default_factory=dict)  # the node form's own options
 
@@ -154,7 +155,7 @@ class LinearTree(TreeProblem):
         """The node options a sub-search (the ``local-bnb`` root heuristic) passes on."""
         return {"node_bound": self.node_bound, "branching": self.branching,
                 "extra": self.extra, "strong_candidates": self.strong_candidates,
-                **self.node_options}
+                "defer": self.defer, **self.node_options}
 
     def key(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         p = self.problem
@@ -165,7 +166,7 @@ class LinearTree(TreeProblem):
                  "strong_candidates": self.strong_candidates,
                  "strong_rounds": self.strong_rounds, "strong_every": self.strong_every,
                  "root_search": self.root_search, "search": repr(self.search),
-                 "polish_candidates": self.polish_candidates,
+                 "polish_candidates": self.polish_candidates, "defer": self.defer,
                  "swap_passes": self.swap_passes, "relax_solver": self.plan.relax_solver,
                  "qp_solver": self.plan.qp_solver})
 
@@ -277,7 +278,8 @@ class LinearTree(TreeProblem):
             b = max(nb.bound, bound)
             if depth == 0:
                 out.stats["root_node_bound"] = b
-            if depth % self.round_every == 0:                       # rounding heuristic
+            deferred = bool(node.get("deferred", 0))
+            if depth % self.round_every == 0 and not deferred:      # rounding heuristic
                 inc.offer(F1 + rounded(nb, free, k))
             if b >= self.cutoff(inc.ub):
                 out.pruned = b
@@ -287,6 +289,11 @@ class LinearTree(TreeProblem):
                 return out
             F1, free, k = fixed
             if self._leaf(inc, F1, free, k):
+                return out
+            if not deferred and self._defers(b, bound):
+                again = _node(F1, free, n, k, self._reused(nb), nb.alpha, depth)
+                out.children.append((b, {**node, **again, "deferred": np.int8(1)}))
+                out.stats["deferred"] = 1
                 return out
             nb.bound = b
             branched = self._branch(nb, NodeTask(np.asarray(F1, int), free, k, ub=inc.ub,
@@ -298,7 +305,7 @@ class LinearTree(TreeProblem):
             if branched is None:
                 return out
             F1, free, k, j, bounds, more = branched
-            W = nb.W_next if "working_set" in self.form.reuse else np.zeros(0, np.int32)
+            W = self._reused(nb)
             kids, cuts = self._children(nb, (F1, free, k), j, (node, self.cutoff(inc.ub)),
                                         out)
             for kid, b_kid in zip(kids, bounds):
@@ -312,6 +319,18 @@ class LinearTree(TreeProblem):
             out.solutions = inc.solutions
             out.stats["supports_evaluated"] = inc.evaluated
             out.stats["closed_nodes"] = int(not out.children)   # pruned, fixed away, leaf
+
+    def _defers(self, b: float, queued: float) -> bool:
+        """Deferred branching (strong and reliability rules, whose children cost more than
+        the node's own solve): a node whose own bound ``b`` rose more than ``defer`` x |b|
+        above the bound it was queued with (its parent's probe) goes back to the queue once,
+        unbranched; its strong branching runs only if the search reaches it again."""
+        return (self.defer > 0 and self.rule in ("strong", "reliability")
+                and b - queued > self.defer * max(abs(b), 1e-12))
+
+    def _reused(self, nb: Any) -> np.ndarray:
+        """The working set a node hands on (its children, or itself when deferred)."""
+        return nb.W_next if "working_set" in self.form.reuse else np.zeros(0, np.int32)
 
     def _children(self, nb: Any, node: tuple[list[int], np.ndarray, int], j: int,
                   at: tuple[dict[str, Any], float], out: Outcome
@@ -429,7 +448,8 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
     linear = LinearTree(problem, node_plan(plan), gap_tol, node.branching, node.extra,
                         root.root_search, search, root.heuristic_share,
                         node_bound=node.node_bound, strong_candidates=node.strong_candidates,
-                        polish_candidates=root.polish_candidates, run_clock=plan.clock,
+                        polish_candidates=root.polish_candidates, defer=node.defer,
+                        run_clock=plan.clock,
                         node_options=node_options)
     res = tree_report(run(linear, plan, tree))
     res.extra["solvers"] = {"node_bound": linear.node_solver}   # the one that ran

@@ -52,6 +52,11 @@ class NodeRules:
                                    choices=BRANCHING)
     strong_candidates: int = declare.field(8, "Features whose two children strong branching "
                                            "bounds at a node.", ge=1, le=10_000)
+    defer: float = declare.field(1e-4, "Deferred branching (strong and reliability "
+                                 "branching): a node whose own bound rises more than defer x "
+                                 "|bound| above the bound it was queued with goes back to the "
+                                 "queue once, unbranched (its children are bounded only if "
+                                 "the search reaches it again); 0: off.", ge=0, le=1)
 
     def __post_init__(self) -> None:
         declare.check_fields(self)
