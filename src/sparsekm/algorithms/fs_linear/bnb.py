@@ -50,6 +50,7 @@ from .bnb_rules import (
     as_data,
     branch_feature,
     branching_rule,
+    defers,
     integral_branch,
     member,
     node_form,
@@ -290,7 +291,7 @@ class LinearTree(TreeProblem):
             F1, free, k = fixed
             if self._leaf(inc, F1, free, k):
                 return out
-            if not deferred and self._defers(b, bound):
+            if not deferred and defers(self.rule, self.defer, b, bound):
                 again = _node(F1, free, n, k, self._reused(nb), nb.alpha, depth)
                 out.children.append((b, {**node, **again, "deferred": np.int8(1)}))
                 out.stats["deferred"] = 1
@@ -319,14 +320,6 @@ class LinearTree(TreeProblem):
             out.solutions = inc.solutions
             out.stats["supports_evaluated"] = inc.evaluated
             out.stats["closed_nodes"] = int(not out.children)   # pruned, fixed away, leaf
-
-    def _defers(self, b: float, queued: float) -> bool:
-        """Deferred branching (strong and reliability rules, whose children cost more than
-        the node's own solve): a node whose own bound ``b`` rose more than ``defer`` x |b|
-        above the bound it was queued with (its parent's probe) goes back to the queue once,
-        unbranched; its strong branching runs only if the search reaches it again."""
-        return (self.defer > 0 and self.rule in ("strong", "reliability")
-                and b - queued > self.defer * max(abs(b), 1e-12))
 
     def _reused(self, nb: Any) -> np.ndarray:
         """The working set a node hands on (its children, or itself when deferred)."""
@@ -449,8 +442,7 @@ def bnb(problem: FSLinearProblem, plan: SolverPlan, *, search: Search = Search()
                         root.root_search, search, root.heuristic_share,
                         node_bound=node.node_bound, strong_candidates=node.strong_candidates,
                         polish_candidates=root.polish_candidates, defer=node.defer,
-                        run_clock=plan.clock,
-                        node_options=node_options)
+                        run_clock=plan.clock, node_options=node_options)
     res = tree_report(run(linear, plan, tree))
     res.extra["solvers"] = {"node_bound": linear.node_solver}   # the one that ran
     return res

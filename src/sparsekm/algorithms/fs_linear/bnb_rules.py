@@ -19,8 +19,8 @@ from sparsekm.algorithms.tree import Outcome
 from sparsekm.declare import ParamError, Spec
 from sparsekm.relaxations.fs_linear.node_form import NodeForm, NodeSolution, NodeTask, member
 
-__all__ = ["BRANCHING", "NODE_BOUND", "branch_feature", "branching_rule", "member", "node_form",
-           "rounded", "screen"]
+__all__ = ["BRANCHING", "NODE_BOUND", "branch_feature", "branching_rule", "defers", "member",
+           "node_form", "rounded", "screen"]
 
 BRANCHING = ("auto", "fractional", "largest", "smallest", "strong", "reliability")
 PROBLEM = "fs-linear"
@@ -32,6 +32,16 @@ def _node_bound_names() -> tuple[str, ...]:
 
 def _node_bound_help() -> str:
     return registry.node_bound_help(PROBLEM)
+
+
+def defers(rule: str, defer: float, b: float, queued: float) -> bool:
+    """Deferred branching (the strong and reliability rules, whose children cost more than
+    the node's own solve): a node whose own bound ``b`` rose more than ``defer`` x |b| above
+    the bound it was queued with (its parent's probe of it) goes back to the queue once,
+    unbranched; its strong branching runs only if the search reaches it again (the "lazy"
+    node evaluation of branch and bound)."""
+    return (defer > 0 and rule in ("strong", "reliability")
+            and b - queued > defer * max(abs(b), 1e-12))
 
 
 def branching_rule(rule: str, fast: bool) -> str:
