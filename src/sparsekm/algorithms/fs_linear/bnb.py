@@ -255,8 +255,8 @@ class LinearTree(TreeProblem):
     def process(self, work: Work, node: dict[str, Any], bound: float, ub: float,
                 deadline: Deadline) -> Outcome:
         """Bound the node by the node form; round it (incumbent); prune, fix by the form's
-        rule, or branch on a fractional relaxed z_j (children inherit the bound, working set
-        and multipliers)."""
+        rule, defer (re-queue it once, unbranched: :func:`~.bnb_rules.defers`), or branch on a
+        fractional relaxed z_j (children inherit the bound, working set and multipliers)."""
         p, n = self.problem, self.problem.n
         out = Outcome()
         inc = self._incumbent(ub, work.cache, deadline)
