@@ -286,11 +286,11 @@ def test_dask_workers_certify_the_same_optimum():
                       dashboard_address=":0") as cluster, Client(cluster) as client:
         res = _solve("smkl", scheduler=client, batch=2)
     assert res.extra["workers"] == 2 and res.status.value == "optimal"
-    # the same tree, bound and support; the leaf's value may differ in the last bits (its
-    # cutting planes start from the shared pool of SVM solutions, filled in the workers' order)
+    # the same tree, bound, support and value, to the bit (the in-process workers share the
+    # problem: each thread combines its kernels in its own buffer)
     assert res.bound == serial.bound and res.extra["nodes"] == serial.extra["nodes"]
     assert sorted(res.selected) == sorted(serial.selected)
-    assert res.objective == pytest.approx(serial.objective, rel=1e-12)
+    assert res.objective == serial.objective
     assert math.isfinite(res.bound)
 
 

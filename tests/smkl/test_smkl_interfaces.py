@@ -52,6 +52,30 @@ def test_dictionary_symmetrizes_adds_jitter_and_combines_without_copy():
     assert np.allclose(D.quad_forms(np.ones(20)), [np.ones(20) @ k @ np.ones(20) for k in D.K])
 
 
+def test_combine_buffer_is_one_per_thread_and_copy():
+    """In-process workers share a dictionary: a thread's combination survives another
+    thread's combine (a 2-worker in-process Dask search once changed its leaf's value in the
+    9th digit through the one shared buffer); a pickled or copied dictionary gets its own."""
+    import copy
+    import pickle
+    import threading
+
+    D = KernelDictionary("linear,rbf:0.5").fit(np.random.default_rng(1).normal(size=(12, 3)))
+    got: dict[str, np.ndarray] = {}
+
+    def run(name: str, beta: list[float]) -> None:
+        got[name] = D.combine(np.array(beta))
+
+    for name, beta in (("a", [1.0, 0.0]), ("b", [0.0, 1.0])):
+        t = threading.Thread(target=run, args=(name, beta))
+        t.start()
+        t.join()
+    assert np.array_equal(got["a"], D.K[0]) and np.array_equal(got["b"], D.K[1])
+    for other in (copy.copy(D), pickle.loads(pickle.dumps(D))):
+        assert not np.shares_memory(other.combine(np.array([0.5, 0.5])), D.combine(np.ones(2)))
+        assert np.allclose(other.combine(np.array([0.5, 0.5])), 0.5 * (D.K[0] + D.K[1]))
+
+
 @pytest.mark.parametrize("kw,msg", [({"k0": 0}, "k0=0: give an integer >= 1"),
                                     ({"k0": 5}, "k0=5: at most q = 4"),
                                     ({"lam": -1}, "lam=-1"), ({"C": 0}, "C=0"),

@@ -23,6 +23,7 @@ test block). The stack is computed once; :meth:`KernelDictionary.combine` forms
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -168,8 +169,16 @@ class KernelDictionary:
         self.K: np.ndarray | None = None
         self.X: np.ndarray | None = None
         self.scale = np.ones(len(self.kernels))
-        self._buf: np.ndarray | None = None
+        self._scratch = threading.local()   # combine()'s buffer, one per thread
         self._indefinite: list[str] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled and copied without the per-thread buffers (a copy gets its own)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_scratch"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._scratch = threading.local()
 
     @property
     def q(self) -> int:
@@ -264,8 +273,9 @@ class KernelDictionary:
         """``sum_i beta_i K_i`` over the nonzero ``beta_i`` (no copy of the stack).
 
         With ``stack=None`` the training kernels are combined into a buffer owned by the
-        dictionary and reused across calls (copy it if you keep it); pass ``out`` to choose
-        the destination, or a cross stack from :meth:`cross`.
+        dictionary and the calling thread, reused across that thread's calls (copy it if you
+        keep it; threads sharing the dictionary, as in-process workers do, never write each
+        other's); pass ``out`` to choose the destination, or a cross stack from :meth:`cross`.
         """
         S = self._fitted() if stack is None else stack
         beta = np.asarray(beta, dtype=np.float64)
@@ -274,9 +284,9 @@ class KernelDictionary:
                              f"got shape {beta.shape}")
         if out is None:
             if stack is None:
-                if self._buf is None or self._buf.shape != S.shape[1:]:
-                    self._buf = np.empty(S.shape[1:])
-                out = self._buf
+                out = getattr(self._scratch, "buf", None)
+                if out is None or out.shape != S.shape[1:]:
+                    out = self._scratch.buf = np.empty(S.shape[1:])
             else:
                 out = np.empty(S.shape[1:])
         from scipy.linalg.blas import daxpy

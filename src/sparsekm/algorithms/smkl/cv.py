@@ -35,7 +35,6 @@ def restrict(problem: SMKLProblem, rows: np.ndarray | None, **params: Any) -> SM
     D = copy.copy(problem.dictionary)
     D.K = problem.K[:, rows][:, :, rows]
     D.X = problem.X[rows]
-    D._buf = None  # noqa: SLF001 - the combine() buffer is per-size
     return SMKLProblem(problem.X[rows], problem.y[rows], problem.kernels, kw["k0"], kw["C"],
                        kw["lam"], problem.normalize, D)
 
