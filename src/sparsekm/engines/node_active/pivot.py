@@ -147,12 +147,11 @@ def direction(Qt, FA, lin, a, rk, cap):
 def multipliers(Q, R, nz, nc, g):
     """lambda with E' lambda = g in the range of E' (R lambda = Q1'g): exact where g is
     stationary on the manifold; lambda[0] = b, lambda[1 + t] = u of the t-th tie."""
-    w = np.empty(nc)
-    for i in range(nc):
-        acc = 0.0
-        for t in range(nz):
-            acc += Q[t, i] * g[t]
-        w[i] = acc
+    w = np.zeros(nc)
+    for t in range(nz):                          # w = Q1'g, row by row of Q (contiguous)
+        gt = g[t]
+        for i in range(nc):
+            w[i] += Q[t, i] * gt
     for i in range(nc - 1, -1, -1):
         acc = w[i]
         for c in range(i + 1, nc):

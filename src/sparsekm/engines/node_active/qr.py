@@ -13,7 +13,7 @@ ed., Section 6.5) instead of an O(nz^3) factorisation:
 * :func:`drop_variable` deletes one (a sample reaches a bound).
 
 ``Q`` is (cap, cap) with the leading (nz, nz) block in use, ``R`` (cap, cap) with the
-leading (nc, nc) block; :func:`householder` refactors from scratch.
+leading (nc, nc) block; :func:`householder` refactors from scratch (LAPACK).
 """
 
 from __future__ import annotations
@@ -52,52 +52,34 @@ def _rotate_cols(M, i, j, c, s, n):
         M[t, j] = -s * u + c * v
 
 
-@njit(cache=True, fastmath={"contract", "reassoc"}, error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def householder(E, Q, R):
     """E' = Q [R; 0] from scratch into ``Q``, ``R`` (leading blocks), for E (nc, nz) given by
-    rows (each row of E is a column of E', so every loop runs over contiguous memory); ``E``
-    is overwritten. Returns the number of leading rows of E found independent (nc when of
-    full rank; j < nc: row j depends on the ones before it)."""
+    rows. LAPACK's Householder QR (``np.linalg.qr``: dgeqrf, dorgqr) of [E' | B], B any nz - nc
+    columns (unit vectors): nz reflectors, so its reduced Q is the full nz x nz Q of E', and
+    its first nc columns give E's R (the later reflectors act on rows past nc only, so Q's
+    first nc columns still span E', and B may even depend on E').
+    Returns the number of leading rows of E found independent (nc when of full rank; j < nc:
+    row j depends on the ones before it)."""
     nc, nz = E.shape
-    for i in range(nz):
-        for j in range(nz):
-            Q[i, j] = 1.0 if i == j else 0.0
     scale = 1e-300
+    A = np.zeros((nz, max(nz, nc)))
     for j in range(nc):
         for i in range(nz):
+            A[i, j] = E[j, i]
             scale = max(scale, abs(E[j, i]))
-    v = np.empty(nz)
+    for i in range(nz - nc):
+        A[i, nc + i] = 1.0
+    q, r = np.linalg.qr(A)
     for j in range(nc):
-        norm = 0.0
-        for i in range(j, nz):
-            norm += E[j, i] * E[j, i]
-        norm = np.sqrt(norm)
-        if norm <= 1e-11 * scale:
+        if abs(r[j, j]) <= 1e-11 * scale:
             return j
-        alpha = -norm if E[j, j] >= 0 else norm
-        vv = 0.0
-        for i in range(j, nz):
-            v[i] = E[j, i]
-        v[j] -= alpha
-        for i in range(j, nz):
-            vv += v[i] * v[i]
-        for c in range(j, nc):                 # E' <- (I - 2 v v'/v'v) E'
-            acc = 0.0
-            for i in range(j, nz):
-                acc += v[i] * E[c, i]
-            f = 2.0 * acc / vv
-            for i in range(j, nz):
-                E[c, i] -= f * v[i]
-        for r in range(nz):                    # Q <- Q (I - 2 v v'/v'v)
-            acc = 0.0
-            for i in range(j, nz):
-                acc += Q[r, i] * v[i]
-            f = 2.0 * acc / vv
-            for i in range(j, nz):
-                Q[r, i] -= f * v[i]
+    for i in range(nz):
+        for j in range(nz):
+            Q[i, j] = q[i, j]
     for i in range(nc):
         for j in range(nc):
-            R[i, j] = E[j, i] if j >= i else 0.0
+            R[i, j] = r[i, j] if j >= i else 0.0
     return nc
 
 
@@ -105,11 +87,10 @@ def householder(E, Q, R):
 def add_constraint(Q, R, nz, nc, col):
     """Append ``col`` (nz) as column nc of E'; returns |R[nc, nc]| (0: dependent)."""
     w = np.zeros(nz)
-    for i in range(nz):
-        acc = 0.0
-        for t in range(nz):
-            acc += Q[t, i] * col[t]
-        w[i] = acc
+    for t in range(nz):                        # w = Q'col, row by row of Q (contiguous)
+        ct = col[t]
+        for i in range(nz):
+            w[i] += Q[t, i] * ct
     for j in range(nz - 1, nc, -1):            # zero w[nc+1:] bottom up
         c, s = _givens(w[j - 1], w[j])
         w[j - 1], w[j] = c * w[j - 1] + s * w[j], 0.0
