@@ -101,7 +101,8 @@ def test_bounds_never_exceed_the_node_optimum(seed: int) -> None:
     """At the node's optimum of the relaxation (the interior point's bound, the relaxation's
     primal value within round-off), from a random start, stopped after 0, 1 or 3 pivots, at
     an expired clock, and every strong-branching probe: never above the enumerated optimum
-    of the node (or of the child)."""
+    of the node (or of the child). Each probe's last multipliers are feasible, and a child
+    solved from them keeps its bound below the child's optimum."""
     p, F1, free, k = _node(seed)
     sup = _supports(p, F1, free, k)
     opt = min(sup.values())
@@ -126,11 +127,21 @@ def test_bounds_never_exceed_the_node_optimum(seed: int) -> None:
                           0, p.C, p.m)))
     assert late.status == "time limit" and late.bound <= opt * (1 + 1e-9)
     state = sol.info["state"][0]
-    outs, ins, _ = probe(Qt, p.y, p.C, node, (state, sol.alpha, sol.info["state"][1]),
-                         np.array(free, np.int64), (8, 0.8, column_norms(p)))
-    for j, b_out, b_in in zip(free, outs, ins):
+    outs, ins, _, starts = probe(Qt, p.y, p.C, node, (state, sol.alpha,
+                                                     sol.info["state"][1]),
+                                 np.array(free, np.int64), (8, 0.8, column_norms(p)))
+    for c, (j, b_out, b_in) in enumerate(zip(free, outs, ins)):
         assert b_out <= min(v for S, v in sup.items() if j not in S) * (1 + 1e-9)
         assert b_in <= min(v for S, v in sup.items() if j in S) * (1 + 1e-9)
+        for side, F1c in enumerate((F1, F1 + [j])):
+            a = starts[side, c]          # the child's warm start: feasible multipliers
+            assert a.min() >= 0 and a.max() <= p.C and abs(p.y @ a) <= 1e-9 * p.C * p.m
+            rest = np.array([f for f in free if f != j], np.int64)
+            if 0 < k - side < rest.size:   # the child solved from it: a valid bound
+                got = node_active_set(Qt, p.y, p.C, (np.array(F1c, np.int64), rest, k - side),
+                                      (a, np.zeros(0, np.int64)), (np.inf, 500, 0.8, 30))
+                best = min(v for S, v in sup.items() if (j in S) == bool(side))
+                assert got[1] <= best * (1 + 1e-9)
 
 
 def test_ksupport_square_is_the_perspective_regulariser() -> None:

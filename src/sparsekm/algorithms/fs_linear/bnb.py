@@ -309,11 +309,12 @@ class LinearTree(TreeProblem):
             W = self._reused(nb)
             kids, cuts = self._children(nb, (F1, free, k), j, (node, self.cutoff(inc.ub)),
                                         out)
-            for kid, b_kid in zip(kids, bounds):
+            starts = nb.info.get("starts", {}).get(j, (nb.alpha, nb.alpha))   # probes' ends
+            for kid, b_kid, a_kid in zip(kids, bounds, starts):
                 if kid is None:                        # emptied by the pairwise cuts
                     out.pruned = min(out.pruned, self.cutoff(inc.ub))
                 elif not self._leaf(inc, *kid):
-                    out.children.append((b_kid, _node(kid[0], kid[1], n, kid[2], W, nb.alpha,
+                    out.children.append((b_kid, _node(kid[0], kid[1], n, kid[2], W, a_kid,
                                                       depth + 1, **more, **cuts)))
             return out
         finally:

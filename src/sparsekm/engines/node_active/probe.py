@@ -168,8 +168,9 @@ def probe(Qt, y, C, node, parent, cands, opts):
     """Bounds of the children "j out" and "j in" of each feature j of ``cands`` (free at the
     node ``node = (F1, free, k)``), each after at most ``cap`` pivots from the parent's final
     state; ``parent = (state, alpha, s over the free features)``, ``opts = (cap, omega,
-    norms)`` with ``norms`` the column norms ||q_j||. Returns (out bounds, in bounds, pivots):
-    each the best certified bound met on its child."""
+    norms)`` with ``norms`` the column norms ||q_j||. Returns (out bounds, in bounds, pivots,
+    starts): each bound the best certified one met on its child; ``starts[side, c]`` the
+    child's last (repaired) multipliers, a warm start for its own solve."""
     F1, free, k = node
     S0, a0, s_free = parent
     cap, omega, norms = opts
@@ -179,6 +180,7 @@ def probe(Qt, y, C, node, parent, cands, opts):
     thr = np.partition(np.abs(s_free), s_free.size - k)[s_free.size - k]
     band, rest = _outside(free, S0.inW, s_free, BAND * thr)
     outs, ins = np.empty(cands.size), np.empty(cands.size)
+    starts = np.empty((2, cands.size, a0.size))
     total = 0
     for c in range(cands.size):
         j = cands[c]
@@ -190,8 +192,9 @@ def probe(Qt, y, C, node, parent, cands, opts):
             best, pivots = _child(Qt, y, C, (F1c, freec, k - side), S,
                                   (a0, (bandc, rest), norm_max, cap, omega))
             total += pivots
+            starts[side, c] = repair(S.a, y, C)
             if side == 0:
                 outs[c] = best
             else:
                 ins[c] = best
-    return outs, ins, total
+    return outs, ins, total, starts

@@ -220,20 +220,23 @@ class ActiveSetNode(NodeForm):
         factorisation: :func:`~sparsekm.engines.node_active.probe`; after fixings, that
         state restricted to the fixed node: :func:`_held`), at most ``pivots_per_round`` x
         ``rounds`` pivots each; the generic per-child solves when a child is a leaf or the
-        state is not at alpha."""
+        state is not at alpha. Each child's last multipliers go to ``sol.info["starts"]``
+        (feature: (in, out)), its warm start when the node branches on that feature."""
         k, free = task.k, task.free
         held = None if k <= 1 or free.size - 1 <= k or cands.size == 0 else _held(
             problem, sol, task)
         if held is None:
             return super().probe(problem, plan, sol, task, cands, rounds)
         state, s_free = held
-        outs, ins, pivots = probe(
+        outs, ins, pivots, starts = probe(
             scaled_rows(problem), problem.y, float(problem.C),
             (np.asarray(task.F1, np.int64), np.asarray(free, np.int64), int(k)),
             (state, sol.alpha, s_free), np.asarray(cands, np.int64),
             (max(1, min(self.probe_pivots, self.pivots_per_round * rounds)), OMEGA,
              column_norms(problem)))
         sol.info["probe_pivots"] = sol.info.get("probe_pivots", 0) + int(pivots)
+        sol.info["starts"] = {int(j): (starts[1, c], starts[0, c])
+                              for c, j in enumerate(cands.tolist())}
         return outs, ins, 2 * int(cands.size)
 
 
