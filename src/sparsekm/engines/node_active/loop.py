@@ -142,8 +142,8 @@ def _rebuild(Qt, y, S):
 
 @njit(cache=True, error_model="numpy")
 def correlations_W(Qt, S, v, out):
-    """out_w = q_{Wf[w]}'v over the working set (vectorised sums: 3x the plain loop's speed
-    on 105 x 62)."""
+    """out_w = q_{Wf[w]}'v over the working set (:func:`~.pivot.correlations`, whose sums
+    vectorise; a plain loop summed in order does not)."""
     correlations(Qt, S.Wf[:S.ints[NW]], v, out)
 
 
