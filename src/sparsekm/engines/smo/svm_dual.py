@@ -182,7 +182,8 @@ def solve_svm_dual(K: Any, y: Any, C: float, *, alpha0: Any = None, grad0: Any =
         ``values``: ``alpha``, ``b``, ``dual_coef`` (alpha * y), ``support`` (indices with
         alpha > 0); ``objective`` the dual value D(alpha) (<= 0), ``bound`` the certified
         lower bound -P(w(alpha), b*) on it; ``extra``: ``iterations``, ``solve_s`` (the
-        backend's solve alone, without the input checks and the certificate) and ``load_s``
+        backend's solve with its refinement rounds and certificate, without the input checks
+        and loading; ``time_s`` encloses it) and ``load_s``
         (loading the backend's compiled code, once per process: importing scikit-learn's
         libsvm, or numba's cached machine code of the engine; 0 afterwards).
     """
