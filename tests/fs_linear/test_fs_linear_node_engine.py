@@ -28,7 +28,7 @@ from sparsekm.relaxations.fs_linear.node_active import (
     relaxation_primal,
     scaled_rows,
 )
-from sparsekm.relaxations.fs_linear.node_form import NodeTask
+from sparsekm.relaxations.fs_linear.node_form import NodeSolution, NodeTask
 from sparsekm.solvers import SolverPlan
 from sparsekm.solvers.plan import Deadline
 
@@ -237,3 +237,49 @@ def test_probe_pivots_option_certifies_and_is_refused_elsewhere() -> None:
     with pytest.raises(ValueError, match="takes no option 'probe_pivots'"):
         solve_fs_linear(prob(key, B, C), "bnb", SolverPlan(time_limit=120),
                         node_bound="perspective", probe_pivots=1)
+
+
+@pytest.mark.parametrize("seed", [5, 14, 18, 22, 24, 25, 27, 38])
+def test_optimal_means_a_zero_relaxation_gap_from_the_probes_starts(seed: int) -> None:
+    """Every child of a node solved from its probe's last multipliers: when the engine says
+    OPTIMAL, the relaxation's primal value at its multipliers (an upper bound on the node's
+    relaxation) is within 1e-6 of its bound, and the node form's bound (the interior point's
+    fallback when the engine stalls) equals the interior point's. These seeds' children were
+    called OPTIMAL 2-200 % below their value while frozen ties drifted across the threshold,
+    and cycled once the threshold crossed zero."""
+    p, F1, free, k = _node(seed)
+    Qt = scaled_rows(p)
+    ipm = solve_node(p, SolverPlan(), np.array(F1), np.array(free), k)
+    sol = FORM.solve(p, SolverPlan(), NodeTask(np.array(F1), np.array(free), k,
+                                               alpha0=ipm.alpha))
+    node = (np.array(F1, np.int64), np.array(free, np.int64), k)
+    starts = probe(Qt, p.y, p.C, node, (sol.info["state"][0], sol.alpha, sol.info["state"][1]),
+                   np.array(free, np.int64), (8, 0.8, column_norms(p)))[3]
+    for c, j in enumerate(free):
+        rest = np.array([f for f in free if f != j], np.int64)
+        task = NodeTask(np.array(F1), rest, k, alpha0=starts[0, c])
+        got = node_active_set(Qt, p.y, p.C, (node[0], rest, k), (starts[0, c],
+                                                                 np.zeros(0, np.int64)),
+                              (np.inf, 2000, 0.8, 30))
+        if got[2] == 0:
+            held = NodeSolution(float(got[1]), got[0], None, got[6], got[5], 1, "optimal",
+                                None, {})
+            assert relaxation_primal(p, task, held) - got[1] <= 1e-6 * max(1.0, abs(got[1]))
+        ref = solve_node(p, SolverPlan(), np.array(F1), rest, k).bound
+        assert FORM.solve(p, SolverPlan(), task).bound == pytest.approx(ref, rel=1e-6)
+
+
+@pytest.mark.parametrize("key,B,C", INSTANCES)
+def test_the_relaxation_derives_optimal_from_its_primal_value(key: str, B: int, C: float
+                                                             ) -> None:
+    """The registry's ``perspective-active`` relaxation: its objective is the relaxation's
+    primal value, at least its bound and within round-off of it, and the bound is the
+    interior point's (a second solver of the same relaxation)."""
+    from sparsekm.relaxations.fs_linear.node_active import perspective_active
+
+    p = prob(key, B, C)
+    res = perspective_active(p, SolverPlan())
+    ipm = solve_node(p, SolverPlan(), np.zeros(0, np.int64), np.arange(p.n), p.B)
+    assert res.status.value == "optimal" and res.bound <= res.objective
+    assert res.objective - res.bound <= 1e-7 * abs(res.bound)
+    assert res.bound == pytest.approx(ipm.bound, rel=1e-6)

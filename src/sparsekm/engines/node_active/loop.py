@@ -10,7 +10,8 @@ Each pivot (Nocedal & Wright, Numerical Optimization, Algorithm 16.3, on the pie
 3. at the maximiser, the most violated multiplier leaves: a tie whose z_j left [0, 1], a
    sample at a bound whose margin is violated;
 4. none: optimal on the working set, and a pricing pass over all free features either
-   certifies (no feature above the threshold) or brings features in.
+   certifies (no feature above the threshold, and the model equal to g: :func:`_holds`) or
+   brings features in.
 
 A pricing pass also runs every PRICE_EVERY pivots and whenever the model reaches the
 cutoff; each certifies g at its (repaired) alpha and the best is kept.
@@ -54,6 +55,8 @@ DROP_TOL = 1e-9       # a multiplier (z_j outside [0, 1], a bound margin) violat
 REFACTOR = 64         # updates of the QR factors between two factorisations from scratch
 PRICE_EVERY = 25      # pivots between two pricing passes (each certifies; the best is kept)
 CUTOFF_EVERY = 4      # pivots between two looks at the model value against the cutoff
+HOLD_TOL = 1e-7       # relative: the model and g agree at a maximiser the engine certifies
+MAX_THAWS = 3         # partitions read again (frozen ties released) before giving up
 
 
 @njit(cache=True, error_model="numpy")
@@ -239,7 +242,7 @@ def run(Qt, y, C, node, S, work):
     F1, free, k = node
     s_free, cutoff, max_pivots, omega, pricing = work
     m = y.size
-    status, pivots, prices, fresh = LIMIT, 0, 0, False
+    status, pivots, prices, fresh, thaws = LIMIT, 0, 0, False, 0
     best_g, best_a, best_s = -np.inf, S.a.copy(), s_free.copy()
     while pivots < max_pivots:
         pivots += 1
@@ -273,7 +276,11 @@ def run(Qt, y, C, node, S, work):
                 dr = dz[t]
             else:
                 d[S.vid[t]] = dz[t]
-        if _move(Qt, y, S, (d, dr), C) or not full:
+        blocked = _move(Qt, y, S, (d, dr), C)
+        if S.r[0] < 0.0 and S.ints[NC] > 1:     # the ties crossed zero: their signs flip
+            read_partition(Qt, S, k, C)
+            continue
+        if blocked or not full:
             continue
         feats, signs = _ties(S)
         lam = multipliers(S.Q, S.R, nz, nc, gradient(Qt, FA, S.vid, nz, S.a,
@@ -291,7 +298,27 @@ def run(Qt, y, C, node, S, work):
         prices += 1
         if g > best_g:
             best_g, best_a, best_s = g, S.a.copy(), s_free.copy()
-        if entered == 0 or g >= cutoff:
-            status, fresh = OPTIMAL if entered == 0 else PRUNED, True
+        if g >= cutoff:
+            status, fresh = PRUNED, True
             break
+        if entered == 0 and _holds(Qt, F1, S, g):
+            status, fresh = OPTIMAL, True
+            break
+        if entered == 0:                  # the model left g: read the partition again
+            if thaws == MAX_THAWS:
+                status = NUMERIC
+                break
+            thaws += 1
+            S.frozen[:] = False
+            read_partition(Qt, S, k, C)
     return status, pivots, prices, fresh, best_g, best_a, best_s
+
+
+@njit(cache=True, error_model="numpy")
+def _holds(Qt, F1, S, g):
+    """The partition's model q equals g at alpha (relative HOLD_TOL): its maximiser is g's.
+    It can fail when a frozen tie (:func:`_rebuild`) drifted across the threshold, which
+    no ratio test watches."""
+    tied = S.ints[NC] > 1
+    q = model_value(Qt, _above(F1, S), S.a, S.r[0] if tied else 0.0, S.ints[KAPPA])
+    return abs(q - g) <= HOLD_TOL * max(1.0, abs(g), abs(q))

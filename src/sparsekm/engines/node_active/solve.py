@@ -16,7 +16,12 @@ maximises q on the partition's manifold (:func:`.pivot.target`) and moves toward
 sample reaches a bound or a feature reaches the threshold (ratio test: the constraint joins
 the partition); at the target, a tie whose z_j leaves [0, 1] or a bound sample whose margin is
 violated leaves it (the classic primal active-set method for QP, Nocedal & Wright, Numerical
-Optimization, Algorithm 16.3). g rises along every step, so *every iterate is a certificate*.
+Optimization, Algorithm 16.3). Every iterate is feasible, so *every iterate's g is a
+certificate*, and the best is kept. OPTIMAL needs the model to equal g at the maximiser (else
+a frozen tie drifted across the threshold, which no ratio test watches: the partition is read
+again, at most three times, then NUMERIC); a threshold r crossing zero (the ties' signs
+flip) reads the partition again too: both were seen on small degenerate nodes, as false
+optima up to 200 % below the node's value and as cycling.
 The ratio tests run over a working set W of features; when W is optimal, one pricing pass
 over all free features either certifies or brings the features above the threshold in.
 Warm start: the parent's alpha and working set (the partition is read off alpha).

@@ -11,7 +11,8 @@ and a stopped solve (pivot cap, time) still returns the certificate g at its fea
 On the replayed colorectal nodes it bounds a node with a fraction of the interior point's
 CPU (``docs/benchmarks/fs_linear_node_bounds.md``). A node without multipliers to start from
 (the root) is first solved by the interior point of :mod:`.node`; a node the engine cannot
-pivot through (a degenerate partition) falls back to it as well.
+pivot through (a degenerate partition, or one it cycles on without reaching its maximiser)
+falls back to it as well.
 """
 
 from __future__ import annotations
@@ -202,7 +203,8 @@ class ActiveSetNode(NodeForm):
         cap = MAX_PIVOTS if task.rounds >= NodeTask.rounds else max(
             1, self.pivots_per_round * task.rounds)
         sol, status = _engine(problem, plan, task, task.alpha0, cap)
-        if status == NUMERIC:
+        if status == NUMERIC or (status == LIMIT and cap == MAX_PIVOTS
+                                 and not plan.clock.expired()):   # stalled: cycling
             fallback = solve_node_task(problem, plan, replace(task, alpha0=sol.alpha))
             if fallback.bound > sol.bound:
                 fallback.info["fallback"] = 1
@@ -279,9 +281,11 @@ def _warm_up() -> None:
 def perspective_active(problem: FSLinearProblem, plan: SolverPlan) -> Result:
     """DSCoP (13)'s bound from its dual in m variables (the root node of ``bnb``'s default
     node bound): the interior point's multipliers refined by the active-set engine; certified
-    at the final alpha."""
-    sol = ActiveSetNode().solve(problem, plan, NodeTask.root(problem))
-    out = Result(objective=sol.bound if sol.status == "optimal" else None, method=
+    at the final alpha. The objective is the relaxation's primal value at the hyperplane of
+    those multipliers (:func:`relaxation_primal`), so "optimal" is the duality gap's verdict."""
+    root = NodeTask.root(problem)
+    sol = ActiveSetNode().solve(problem, plan, root)
+    out = Result(objective=relaxation_primal(problem, root, sol), method=
                  "perspective-active", problem="fs-linear", problem_class="SOCP",
                  solver=ENGINE, values={"alpha": sol.alpha},
                  extra={"equation": "dual of (13)", **sol.info})
