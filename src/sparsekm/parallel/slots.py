@@ -45,7 +45,8 @@ class Work:
 
 _WORK: OrderedDict[tuple[str, int], Work] = OrderedDict()   # (fingerprint, slot) -> state
 _LOCK = threading.Lock()     # Dask workers may share a process (threads, processes=False)
-KEEP = 8                     # states kept per process (a sub-search adds one)
+KEEP = 8                     # states kept per slot (a sub-search adds one); in-process
+                             # workers share this process, each with its own slots
 
 
 @dataclass
@@ -64,10 +65,11 @@ def _work(fp: str, slot: int, problem: Any) -> Work:
         if work is None:
             if problem is None:
                 raise RuntimeError(f"worker has no state for problem {fp[:12]} (evicted): "
-                                   f"more than {KEEP} searches shared one pool")
+                                   f"more than {KEEP} searches shared one worker")
             work = _WORK[(fp, slot)] = Work(problem, [], problem.new_cache())
-            while len(_WORK) > KEEP:
-                _WORK.popitem(last=False)
+            held = [key for key in _WORK if key[1] == slot]      # least recently used first
+            for key in held[:max(0, len(held) - KEEP)]:
+                del _WORK[key]
         _WORK.move_to_end((fp, slot))
     return work
 

@@ -17,6 +17,7 @@ falls back to it as well.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -49,20 +50,26 @@ OMEGA = 0.8           # features within this fraction of the threshold are in th
 PROBE_PIVOTS = 8      # pivots per child of strong branching (probes from the node's state)
 MAX_M = NATIVE_MAX_M  # more samples: each pivot is O(m^2); the interior point with shrinking
 STATUS = {OPTIMAL: "optimal", PRUNED: "cutoff", LIMIT: "pivot limit", NUMERIC: "degenerate"}
-_ROWS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-_NORMS: dict[tuple[str, int], np.ndarray] = {}
+_DATA = threading.local()
+
+
+def _entry(problem: FSLinearProblem) -> dict[str, Any]:
+    """This thread's cache of the problem's data (one entry: X and y, held so that their
+    identity stays theirs, Qt and the column norms once computed). Per thread because
+    in-process Dask workers are threads with their own problem copies sharing X; one entry
+    holds Qt and its norms together, so norms never outlive their Qt."""
+    hit = getattr(_DATA, "entry", None)
+    if hit is None or hit["X"] is not problem.X or hit["y"] is not problem.y:
+        hit = {"X": problem.X, "y": problem.y, "norms": None,
+               "Qt": np.ascontiguousarray((problem.X * problem.y[:, None]).T)}
+        _DATA.entry = hit
+    return hit
 
 
 def scaled_rows(problem: FSLinearProblem) -> np.ndarray:
-    """Qt = (y * X)' (n, m), row j = q_j, C-contiguous: computed once per data matrix in each
-    process (the engine's one input array)."""
-    key = id(problem.X)
-    hit = _ROWS.get(key)
-    if hit is None or hit[0] is not problem.X or hit[1].shape[1] != problem.m:
-        _ROWS.clear()
-        hit = (problem.X, np.ascontiguousarray((problem.X * problem.y[:, None]).T))
-        _ROWS[key] = hit
-    return hit[1]
+    """Qt = (y * X)' (n, m), row j = q_j, C-contiguous: computed once per data matrix and
+    labels in each thread (the engine's one input array)."""
+    return _entry(problem)["Qt"]
 
 
 def active_node_task(problem: FSLinearProblem, task: NodeTask, alpha0: np.ndarray,
@@ -112,14 +119,12 @@ def _engine(problem: FSLinearProblem, plan: SolverPlan, task: NodeTask, alpha0: 
 
 
 def column_norms(problem: FSLinearProblem) -> np.ndarray:
-    """||q_j|| = ||x_j|| for every feature (the probes' bound on the features they skip)."""
-    Qt = scaled_rows(problem)
-    key = ("norms", id(Qt))
-    hit = _NORMS.get(key)
-    if hit is None:
-        _NORMS.clear()
-        hit = _NORMS[key] = np.sqrt((Qt * Qt).sum(axis=1))
-    return hit
+    """||q_j|| = ||x_j|| for every feature (the probes' bound on the features they skip),
+    cached beside the problem's Qt."""
+    hit = _entry(problem)
+    if hit["norms"] is None:
+        hit["norms"] = np.sqrt((hit["Qt"] * hit["Qt"]).sum(axis=1))
+    return hit["norms"]
 
 
 def ksupport_square(w: np.ndarray, k: int) -> float:
