@@ -201,9 +201,10 @@ class SMKLTree(TreeProblem):
         if S is not None:
             out.stats["leaves_solved"] = 1
             plan = replace(self.plan, deadline=deadline)
-            r = kelley(p, S=S, alphas=task.pool.top(p, S, 10), tol=self.leaf_tol(task.ub),
+            warm = task.pool.top(p, S, 10)
+            r = kelley(p, S=S, alphas=warm, tol=self.leaf_tol(task.ub),
                        cutoff=self.cutoff(task.ub), plan=plan)
-            for a, d in r["alphas"]:
+            for a, d in r["alphas"][len(warm):]:     # the cuts it met; warm ones are known
                 task.pool.add(a, d)
             task.svm += r["iterations"] + 1
             if r["upper"] < task.ub:
