@@ -85,7 +85,8 @@ def kelley(problem: SMKLProblem, *, S: np.ndarray | None = None, alphas: list | 
     Returns ``upper`` (support mode: certified value of (4) at ``beta``; perspective mode: the
     relaxation's value at the master point), ``bound`` (certified lower bound on the
     problem), ``bound4`` (certified lower bound on (4), perspective mode), ``beta``,
-    ``alphas`` (the SVM solutions met, (alpha, d) pairs), ``iterations``, ``termination``.
+    ``alphas`` (the SVM solutions met, (alpha, d) pairs: the given ``alphas`` first, in
+    order, then the new ones), ``iterations``, ``termination``.
     """
     t0 = time.perf_counter()
     deadline = None if plan is None else plan.clock
