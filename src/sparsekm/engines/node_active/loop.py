@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .partition import certificate, price, repair, step, threshold
+from .partition import certificate, kth_abs, price, repair, step, threshold
 from .pivot import (
     correlations,
     direction,
@@ -228,7 +228,9 @@ def priced(Qt, y, C, node, S, ws):
     correlations_W(Qt, S, S.a, S.sv)
     if reread:
         read_partition(Qt, S, k, C)
-    return entered, certificate(Qt, F1, S.a, s_free, k)
+    nW = S.ints[NW]
+    floor = kth_abs(S.sv[:nW], k) if nW >= k else 0.0    # W holds the largest |s|, mostly
+    return entered, certificate(Qt, F1, S.a, s_free, k, floor)
 
 
 @njit(cache=True, error_model="numpy")

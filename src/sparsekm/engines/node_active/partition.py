@@ -13,7 +13,8 @@ from numba import njit
 
 from .pivot import correlations
 
-__all__ = ["certificate", "identify", "kth_abs", "price", "repair", "samples", "step"]
+__all__ = ["certificate", "identify", "kth_abs", "price", "repair", "samples", "step",
+           "top_abs"]
 
 TIE_TOL = 1e-7        # relative: |s_j| this close to the threshold reads as a tie
 PRICE_TOL = 1e-10     # relative: a feature this far above the threshold enters at pricing
@@ -46,6 +47,26 @@ def kth_abs(v, k):
     if k > v.size or k <= 0:
         return 0.0
     return np.partition(np.abs(v), v.size - k)[v.size - k]
+
+
+@njit(cache=True, error_model="numpy")
+def top_abs(v, k, floor):
+    """The k largest |v| (1 <= k <= v.size), in no order. ``floor`` is a guess at most the
+    k-th largest: one pass keeps the |v_j| >= floor and, when they are k or more (which
+    proves the guess), one selection among those few; else one selection over all of v.
+    Exact either way."""
+    many = 0
+    for j in range(v.size):
+        many += abs(v[j]) >= floor
+    if many < k or floor <= 0.0:
+        return np.partition(np.abs(v), v.size - k)[v.size - k:]
+    few = np.empty(many)
+    c = 0
+    for j in range(v.size):
+        if abs(v[j]) >= floor:
+            few[c] = abs(v[j])
+            c += 1
+    return np.partition(few, many - k)[many - k:]
 
 
 @njit(cache=True, error_model="numpy")
@@ -91,6 +112,39 @@ def _ratio(h0, h1, best, tol):
     return best, False
 
 
+@njit(cache=True, inline="always", error_model="numpy")
+def _reach(h0, h1, tol):
+    """The step at which h0 + t h1 reaches 0 (h0 <= 0 up to round-off), inf when h1 <= tol
+    (:func:`_ratio`); no branch to mispredict."""
+    return max(-h0, 0.0) / h1 if h1 > tol else np.inf
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _graze(dsw, dr, r):
+    """A feature's tolerance for round-off in its approach to the threshold."""
+    return GRAZE * (abs(dsw) + abs(dr) + FLOOR * r)
+
+
+@njit(cache=True, error_model="numpy")
+def _first_feature(sv, ds, state):
+    """With ties, the working feature that reaches the threshold first and its step (inf:
+    none), ``state = (st, sg, nW, r, dr, frozen)``: an N feature from either side, an A one
+    from above; T and frozen ones never block. One pass without branches, then the first of
+    the least (the order of a sequential scan)."""
+    st, sg, nW, r, dr, frozen = state
+    reach = np.empty(nW)
+    for w in range(nW):
+        tol = _graze(ds[w], dr, r)
+        below = min(_reach(sv[w] - r, ds[w] - dr, tol), _reach(-sv[w] - r, -ds[w] - dr, tol))
+        above = _reach(r - sg[w] * sv[w], dr - sg[w] * ds[w], tol)
+        tw = below if st[w] == 0 else (above if st[w] == 2 else np.inf)
+        reach[w] = np.inf if frozen[w] else tw
+    if nW == 0:
+        return -1, np.inf
+    w = np.argmin(reach)
+    return w, reach[w]
+
+
 @njit(cache=True, error_model="numpy")
 def step(a, d, sv, ds, state):
     """The ratio test along (d, dr) from (alpha, r), ``state = (ast, st, sg, nW, r, dr, tied,
@@ -101,37 +155,32 @@ def step(a, d, sv, ds, state):
     ast, st, sg, nW, r, dr, tied, C, frozen = state
     t, kind, idx, sgn, idx2 = 1.0, 0, -1, 0.0, -1
     tiny = 1e-15 * C
+    reach = np.empty(a.size)                    # each sample's step to its bound (or inf)
     for i in range(a.size):
-        if ast[i] != 0:
-            continue
-        t, hit = _ratio(-a[i], -d[i], t, tiny)
-        if hit:
-            kind, idx = 1, i
-        t, hit = _ratio(a[i] - C, d[i], t, tiny)
-        if hit:
-            kind, idx = 2, i
+        low, up = _reach(-a[i], -d[i], tiny), _reach(a[i] - C, d[i], tiny)
+        reach[i] = min(low, up) if ast[i] == 0 else np.inf
+    i = np.argmin(reach)                        # the first of the least, as a scan in order
+    if reach[i] < t:
+        t, idx = reach[i], i
+        kind = 1 if _reach(-a[i], -d[i], tiny) == t else 2
+    if tied:
+        w, tw = _first_feature(sv, ds, (st, sg, nW, r, dr, frozen))
+        if tw < t:
+            t, kind, idx = tw, 3, w
+            sgn = sg[w] if st[w] == 2 else (1.0 if _reach(sv[w] - r, ds[w] - dr, _graze(
+                ds[w], dr, r)) == tw else -1.0)
+        return t, kind, idx, sgn, idx2
     for w in range(nW):
-        if frozen[w]:
+        if frozen[w] or st[w] != 0:
             continue
-        tol = GRAZE * (abs(ds[w]) + abs(dr) + FLOOR * r)
-        if tied and st[w] == 0:
+        for l in range(nW):
+            if st[l] != 2:
+                continue
             for sgw in (1.0, -1.0):
-                t, hit = _ratio(sgw * sv[w] - r, sgw * ds[w] - dr, t, tol)
+                t, hit = _ratio(sgw * sv[w] - sg[l] * sv[l], sgw * ds[w] - sg[l] * ds[l],
+                                t, GRAZE * (abs(ds[w]) + abs(ds[l]) + FLOOR * abs(sv[l])))
                 if hit:
-                    kind, idx, sgn = 3, w, sgw
-        elif tied and st[w] == 2:
-            t, hit = _ratio(r - sg[w] * sv[w], dr - sg[w] * ds[w], t, tol)
-            if hit:
-                kind, idx, sgn = 3, w, sg[w]
-        elif not tied and st[w] == 0:
-            for l in range(nW):
-                if st[l] != 2:
-                    continue
-                for sgw in (1.0, -1.0):
-                    t, hit = _ratio(sgw * sv[w] - sg[l] * sv[l], sgw * ds[w] - sg[l] * ds[l],
-                                    t, GRAZE * (abs(ds[w]) + abs(ds[l]) + FLOOR * abs(sv[l])))
-                    if hit:
-                        kind, idx, sgn, idx2 = 4, w, sgw, l
+                    kind, idx, sgn, idx2 = 4, w, sgw, l
     return t, kind, idx, sgn, idx2
 
 
@@ -188,14 +237,15 @@ def price(Qt, free, a, ws, thr):
 
 
 @njit(cache=True, error_model="numpy")
-def certificate(Qt, F1, a, s_free, k):
-    """g(alpha) of :mod:`.solve` from s over the free features."""
+def certificate(Qt, F1, a, s_free, k, floor):
+    """g(alpha) of :mod:`.solve` from s over the free features; ``floor``: a guess at the
+    k-th largest |s| (:func:`top_abs`; 0 when none)."""
     cF = np.empty(F1.size)
     correlations(Qt, F1, a, cF)
-    s2 = s_free * s_free
     top = 0.0
-    if k >= s2.size:
-        top = s2.sum()
+    if k >= s_free.size:
+        top = s_free @ s_free
     elif k > 0:
-        top = np.partition(s2, s2.size - k)[s2.size - k:].sum()
+        big = top_abs(s_free, k, floor)
+        top = big @ big
     return a.sum() - 0.5 * (cF @ cF) - 0.5 * top

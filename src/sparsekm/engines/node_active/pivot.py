@@ -92,12 +92,11 @@ def direction(Qt, FA, lin, a, rk, cap):
         for c in range(i):
             acc -= R[c, i] * u[c]
         u[i] = acc / R[i, i]
-    dz = np.zeros(nz)
-    for t in range(nz):
-        acc = 0.0
-        for i in range(nc):
-            acc += Q[t, i] * u[i]
-        dz[t] = acc
+    dz = np.zeros(nz)                           # Q1 u (Q is stored transposed: qr)
+    for i in range(nc):
+        ui = u[i]
+        for t in range(nz):
+            dz[t] += Q[i, t] * ui
     if d <= 0:
         return dz, True
     a2, r2 = a.copy(), r
@@ -107,36 +106,43 @@ def direction(Qt, FA, lin, a, rk, cap):
         else:
             a2[vid[t]] += dz[t]
     g = gradient(Qt, FA, vid, nz, a2, (r2, kappa))
-    CZ = np.zeros((FA.size, d))
+    Zs = np.zeros((d, m))                        # Z's columns scattered over the samples
     zr = np.zeros(d)
-    for t in range(nz):
-        v = vid[t]
-        if v == m:
-            for q in range(d):
-                zr[q] = Q[t, nc + q]
-            continue
-        for f in range(FA.size):
-            qf = Qt[FA[f], v]
-            for q in range(d):
-                CZ[f, q] += qf * Q[t, nc + q]
-    Rr = CZ.T @ CZ
+    for q in range(d):
+        for t in range(nz):
+            v = vid[t]
+            if v == m:
+                zr[q] = Q[nc + q, t]
+            else:
+                Zs[q, v] = Q[nc + q, t]
+    CZ = np.empty((FA.size, d))                  # G'Z: contiguous dot products
+    for f in range(FA.size):
+        row = Qt[FA[f]]
+        for q in range(d):
+            acc = 0.0
+            for i in range(m):
+                acc += row[i] * Zs[q, i]
+            CZ[f, q] = acc
+    Rr = np.empty((d, d))
     gr = np.zeros(d)
     for q in range(d):
-        for q2 in range(d):
-            Rr[q, q2] += kappa * zr[q] * zr[q2]
+        for q2 in range(q + 1):
+            acc = kappa * zr[q] * zr[q2]
+            for f in range(FA.size):
+                acc += CZ[f, q] * CZ[f, q2]
+            Rr[q, q2] = Rr[q2, q] = acc
         acc = 0.0
         for t in range(nz):
-            acc += Q[t, nc + q] * g[t]
+            acc += Q[nc + q, t] * g[t]
         gr[q] = acc
     p = reduced_solve(Rr, gr)
     step = np.zeros(nz)
+    for q in range(d):
+        for t in range(nz):
+            step[t] += Q[nc + q, t] * p[q]
     big = 0.0
     for t in range(nz):
-        acc = 0.0
-        for q in range(d):
-            acc += Q[t, nc + q] * p[q]
-        step[t] = acc
-        big = max(big, abs(acc) / (RAY * (cap if vid[t] < m else max(r, cap))))
+        big = max(big, abs(step[t]) / (RAY * (cap if vid[t] < m else max(r, cap))))
     if big > 1.0:                                # a ray: a long step of bounded length
         step /= big
     dz += step
@@ -148,10 +154,11 @@ def multipliers(Q, R, nz, nc, g):
     """lambda with E' lambda = g in the range of E' (R lambda = Q1'g): exact where g is
     stationary on the manifold; lambda[0] = b, lambda[1 + t] = u of the t-th tie."""
     w = np.zeros(nc)
-    for t in range(nz):                          # w = Q1'g, row by row of Q (contiguous)
-        gt = g[t]
-        for i in range(nc):
-            w[i] += Q[t, i] * gt
+    for i in range(nc):                          # w = Q1'g (rows of the stored Q')
+        acc = 0.0
+        for t in range(nz):
+            acc += Q[i, t] * g[t]
+        w[i] = acc
     for i in range(nc - 1, -1, -1):
         acc = w[i]
         for c in range(i + 1, nc):

@@ -12,8 +12,9 @@ ed., Section 6.5) instead of an O(nz^3) factorisation:
 * :func:`add_variable` appends a row (a sample leaves its bound);
 * :func:`drop_variable` deletes one (a sample reaches a bound).
 
-``Q`` is (cap, cap) with the leading (nz, nz) block in use, ``R`` (cap, cap) with the
-leading (nc, nc) block; :func:`householder` refactors from scratch (LAPACK).
+``Q`` holds Q transposed, (cap, cap) with the leading (nz, nz) block in use: row i is Q's
+column i, so a rotation of two columns of Q runs along two contiguous rows. ``R`` is (cap,
+cap) with the leading (nc, nc) block; :func:`householder` refactors from scratch (LAPACK).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def _givens(a, b):
     """(c, s) with [c s; -s c] (a, b)' = (hypot(a, b), 0)'."""
     if b == 0.0:
         return 1.0, 0.0
-    h = np.hypot(a, b)
+    big = max(abs(a), abs(b))                   # no overflow nor underflow: skip hypot's care
+    h = np.sqrt(a * a + b * b) if 1e-150 < big < 1e150 else np.hypot(a, b)
     return a / h, b / h
 
 
@@ -43,13 +45,6 @@ def _rotate_rows(M, i, j, c, s, lo, hi):
         M[j, t] = -s * u + c * v
 
 
-@njit(cache=True, error_model="numpy")
-def _rotate_cols(M, i, j, c, s, n):
-    """Columns i, j of M (rows 0..n-1) <- [col i, col j] [c -s; s c] (keeps Q [R; 0])."""
-    for t in range(n):
-        u, v = M[t, i], M[t, j]
-        M[t, i] = c * u + s * v
-        M[t, j] = -s * u + c * v
 
 
 @njit(cache=True, error_model="numpy")
@@ -76,7 +71,7 @@ def householder(E, Q, R):
             return j
     for i in range(nz):
         for j in range(nz):
-            Q[i, j] = q[i, j]
+            Q[j, i] = q[i, j]
     for i in range(nc):
         for j in range(nc):
             R[i, j] = r[i, j] if j >= i else 0.0
@@ -87,14 +82,15 @@ def householder(E, Q, R):
 def add_constraint(Q, R, nz, nc, col):
     """Append ``col`` (nz) as column nc of E'; returns |R[nc, nc]| (0: dependent)."""
     w = np.zeros(nz)
-    for t in range(nz):                        # w = Q'col, row by row of Q (contiguous)
-        ct = col[t]
-        for i in range(nz):
-            w[i] += Q[t, i] * ct
+    for i in range(nz):                        # w = Q'col: rows of the stored Q'
+        acc = 0.0
+        for t in range(nz):
+            acc += Q[i, t] * col[t]
+        w[i] = acc
     for j in range(nz - 1, nc, -1):            # zero w[nc+1:] bottom up
         c, s = _givens(w[j - 1], w[j])
         w[j - 1], w[j] = c * w[j - 1] + s * w[j], 0.0
-        _rotate_cols(Q, j - 1, j, c, s, nz)
+        _rotate_rows(Q, j - 1, j, c, s, 0, nz)
     for i in range(nc + 1):
         R[i, nc] = w[i]
         R[nc, i] = 0.0 if i < nc else w[nc]
@@ -113,7 +109,7 @@ def drop_constraint(Q, R, nz, nc, p):
         c, s = _givens(R[j, j], R[j + 1, j])
         _rotate_rows(R, j, j + 1, c, s, j, nc - 1)
         R[j + 1, j] = 0.0
-        _rotate_cols(Q, j, j + 1, c, s, nz)
+        _rotate_rows(Q, j, j + 1, c, s, 0, nz)
 
 
 @njit(cache=True, error_model="numpy")
@@ -130,7 +126,7 @@ def add_variable(Q, R, nz, nc, row):
             u, v = R[i, t], last[t]
             R[i, t] = c * u + s * v
             last[t] = -s * u + c * v
-        _rotate_cols(Q, i, nz, c, s, nz + 1)
+        _rotate_rows(Q, i, nz, c, s, 0, nz + 1)
 
 
 @njit(cache=True, error_model="numpy")
@@ -138,19 +134,18 @@ def drop_variable(Q, R, nz, nc, p):
     """Delete row p of E' (a variable fixed at a bound); Q shrinks to nz - 1. Needs the other
     rows to keep rank nc."""
     for j in range(nz - 1, 0, -1):             # zero Q[p, 1:] bottom up
-        c, s = _givens(Q[p, j - 1], Q[p, j])
-        _rotate_cols(Q, j - 1, j, c, s, nz)
+        c, s = _givens(Q[j - 1, p], Q[j, p])
+        _rotate_rows(Q, j - 1, j, c, s, 0, nz)
         if j < nc:
             _rotate_rows(R, j - 1, j, c, s, 0, nc)
         elif j == nc:
             _rot_last(R, j - 1, c, s, nc)
-    # now Q[:, 0] = +-e_p: remove row p and column 0; R loses its first row
-    for i in range(nz):
-        for j in range(nz - 1):
-            Q[i, j] = Q[i, j + 1]
-    for i in range(p, nz - 1):
-        for j in range(nz - 1):
+    # now Q[:, 0] = +-e_p: remove row p and column 0 (of the stored Q': column p, row 0)
+    for i in range(nz - 1):
+        for j in range(p):
             Q[i, j] = Q[i + 1, j]
+        for j in range(p, nz - 1):
+            Q[i, j] = Q[i + 1, j + 1]
     for i in range(nc):
         for j in range(nc):
             R[i, j] = R[i + 1, j]

@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from .loop import LIMIT, NUMERIC, OPTIMAL, PRUNED, WORKING, run
-from .partition import certificate, full_pass, repair
+from .partition import certificate, full_pass, kth_abs, repair, top_abs
 from .state import NW, new_state, read_partition
 
 __all__ = ["LIMIT", "NUMERIC", "OPTIMAL", "PRUNED", "WORKING", "node_active_set"]
@@ -42,17 +42,26 @@ MIN_CAPACITY = 512    # the working set holds at most max(this, 4 (k + m + extra
 
 
 @njit(cache=True, error_model="numpy")
-def _near(s_free, k, omega, extra):
-    """Mask of the free features a working set keeps: the k + extra largest |s| and those
-    within omega of the k-th (by selection, O(|free|))."""
+def _near(s_free, k, omega, ws):
+    """Mask of the free features a working set keeps, ``ws = (extra, floor)``: the k + extra
+    largest |s| and those within omega of the k-th (by selection, O(|free|); ``floor`` a
+    guess at the (k + extra)-th largest, :func:`~.partition.top_abs`)."""
+    extra, floor = ws
     nf = s_free.size
     absv = np.abs(s_free)
     if k + extra >= nf:
         return absv >= 0.0
-    part = np.partition(absv, nf - k - extra)          # one selection over all features,
-    top = part[nf - k - extra:]                         # the k-th largest among the rest
-    thr = np.partition(top, top.size - k)[top.size - k]
-    return absv >= min(omega * thr, part[nf - k - extra])
+    top = top_abs(s_free, k + extra, floor)             # the k + extra largest, and the
+    thr = np.partition(top, top.size - k)[top.size - k]  # k-th largest among them
+    return absv >= min(omega * thr, top.min())
+
+
+@njit(cache=True, error_model="numpy")
+def _floor(S, k):
+    """A guess at the k-th largest |s| over the free features: just below the k-th over the
+    working set (its s may be a pivot old)."""
+    nW = S.ints[NW]
+    return 0.99 * kth_abs(S.sv[:nW], k) if nW >= k else 0.0
 
 
 @njit(cache=True, error_model="numpy")
@@ -78,7 +87,7 @@ def _setup(Qt, y, C, node, start, ws):
     if nW <= k:
         full_pass(Qt, free, S.a, s_free)
         prices = 1
-        keep = _near(s_free, k, omega, extra)
+        keep = _near(s_free, k, omega, (extra, 0.0))
         if keep.sum() > S.Wf.size - nW:     # the largest |s| that fit
             absv = np.abs(s_free)
             cut = np.partition(absv, absv.size - (S.Wf.size - nW))[
@@ -115,7 +124,7 @@ def node_active_set(Qt, y, C, node, start, opts):
         S.a[:] = repair(S.a, y, C)
         full_pass(Qt, free, S.a, s_free)
         prices += 1
-        last = certificate(Qt, F1, S.a, s_free, k)
+        last = certificate(Qt, F1, S.a, s_free, k, _floor(S, k))
         if last >= g:
             g, a, s = last, S.a.copy(), s_free.copy()
     at = True
@@ -124,6 +133,6 @@ def node_active_set(Qt, y, C, node, start, opts):
     nW = S.ints[NW]
     for w in range(nW):
         S.zW[w] = 1.0 if S.st[w] == 2 else (0.0 if S.st[w] == 0 else S.zW[w])
-    W_next = free[_near(s, k, omega, extra)]
+    W_next = free[_near(s, k, omega, (extra, _floor(S, k + extra)))]
     return (a, g, status, pivots, prices, S.Wf[:nW].copy(), S.zW[:nW].copy(), s, W_next, S,
             at)

@@ -7,7 +7,8 @@ partition's constraints (numba).
 * the working set: features ``Wf`` (positions w < nW), their partition ``st`` (0 N, 1 T,
   2 A), signs ``sg``, correlations ``sv`` = s_j, relaxed selection ``zW``, ``frozen`` (ties
   found dependent on the others: they never block a step), ``inW`` (n, membership);
-* the factors E' = Q [R; 0] of the constraints on z = (alpha_M, r): variables ``vid``
+* the factors E' = Q [R; 0] of the constraints on z = (alpha_M, r) (``Q`` stored transposed,
+  :mod:`.qr`): variables ``vid``
   (sample i, or m for r), constraints ``cid`` (-1 for y'alpha = 0, else the tie's position);
 * ``ints`` = (nW, nz, nc, kappa, updates since the last factorisation, rebuild flag) and
   ``r`` = (threshold,).
