@@ -147,7 +147,10 @@ def report() -> None:
              "start with `restrict` ran after strong branching's probes after fixings "
              "started from the node's own state; untagged runs and other tags ran before). "
              "Runs tagged `defer-*` ran with deferred branching (`defer`; the default, "
-             "1e-4, since then: `defer-default`), all others before it existed. `nodes`: "
+             "1e-4, since then: `defer-default`), all others before it existed. `held`: "
+             "the engine that checks its optimum before it says optimal; `pivot-8us`: that "
+             "engine with the cheaper pivot (8.3 us instead of 10.2 on the replayed "
+             "nodes, `fs_linear_node_cost.md`). `nodes`: "
              "nodes bounded, a deferred node bounded again counting twice; `deferred`: "
              "nodes sent back to the queue unbranched.",
              ""]
