@@ -47,8 +47,8 @@ from .state import (
     tie,
 )
 
-__all__ = ["LIMIT", "NUMERIC", "OPTIMAL", "PRUNED", "WORKING", "correlations_W", "priced",
-           "run"]
+__all__ = ["LIMIT", "NUMERIC", "OPTIMAL", "PRUNED", "WORKING", "correlations_W",
+           "floor_guess", "priced", "run"]
 
 OPTIMAL, PRUNED, LIMIT, NUMERIC, WORKING = 0, 1, 2, 3, 4
 DROP_TOL = 1e-9       # a multiplier (z_j outside [0, 1], a bound margin) violated by more
@@ -228,9 +228,16 @@ def priced(Qt, y, C, node, S, ws):
     correlations_W(Qt, S, S.a, S.sv)
     if reread:
         read_partition(Qt, S, k, C)
+    return entered, certificate(Qt, F1, S.a, s_free, k, floor_guess(S, k))
+
+
+@njit(cache=True, error_model="numpy")
+def floor_guess(S, k):
+    """A guess at the k-th largest |s| over the free features for
+    :func:`~.partition.top_abs`: just below the working set's k-th (its s may be a pivot
+    old; the count there proves or refutes the guess)."""
     nW = S.ints[NW]
-    floor = kth_abs(S.sv[:nW], k) if nW >= k else 0.0    # W holds the largest |s|, mostly
-    return entered, certificate(Qt, F1, S.a, s_free, k, floor)
+    return 0.99 * kth_abs(S.sv[:nW], k) if nW >= k else 0.0
 
 
 @njit(cache=True, error_model="numpy")

@@ -32,8 +32,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .loop import LIMIT, NUMERIC, OPTIMAL, PRUNED, WORKING, run
-from .partition import certificate, full_pass, kth_abs, repair, top_abs
+from .loop import LIMIT, NUMERIC, OPTIMAL, PRUNED, WORKING, floor_guess, run
+from .partition import certificate, full_pass, repair, top_abs
 from .state import NW, new_state, read_partition
 
 __all__ = ["LIMIT", "NUMERIC", "OPTIMAL", "PRUNED", "WORKING", "node_active_set"]
@@ -54,14 +54,6 @@ def _near(s_free, k, omega, ws):
     top = top_abs(s_free, k + extra, floor)             # the k + extra largest, and the
     thr = np.partition(top, top.size - k)[top.size - k]  # k-th largest among them
     return absv >= min(omega * thr, top.min())
-
-
-@njit(cache=True, error_model="numpy")
-def _floor(S, k):
-    """A guess at the k-th largest |s| over the free features: just below the k-th over the
-    working set (its s may be a pivot old)."""
-    nW = S.ints[NW]
-    return 0.99 * kth_abs(S.sv[:nW], k) if nW >= k else 0.0
 
 
 @njit(cache=True, error_model="numpy")
@@ -124,7 +116,7 @@ def node_active_set(Qt, y, C, node, start, opts):
         S.a[:] = repair(S.a, y, C)
         full_pass(Qt, free, S.a, s_free)
         prices += 1
-        last = certificate(Qt, F1, S.a, s_free, k, _floor(S, k))
+        last = certificate(Qt, F1, S.a, s_free, k, floor_guess(S, k))
         if last >= g:
             g, a, s = last, S.a.copy(), s_free.copy()
     at = True
@@ -133,6 +125,6 @@ def node_active_set(Qt, y, C, node, start, opts):
     nW = S.ints[NW]
     for w in range(nW):
         S.zW[w] = 1.0 if S.st[w] == 2 else (0.0 if S.st[w] == 0 else S.zW[w])
-    W_next = free[_near(s, k, omega, (extra, _floor(S, k + extra)))]
+    W_next = free[_near(s, k, omega, (extra, floor_guess(S, k + extra)))]
     return (a, g, status, pivots, prices, S.Wf[:nW].copy(), S.zW[:nW].copy(), s, W_next, S,
             at)
