@@ -11,8 +11,9 @@ in one process, each figure the best of ``--repeat`` passes timed by ``time.proc
 * the interior point's CPU per node from the replay's summary (the 10x goal's yardstick);
 * the pieces of the fixed part, called alone on the first node: a pass over all free
   features (``full_pass``), the certificate g (``certificate``) and the working-set
-  selection (``_near``), both from the engine's guess at their k-th largest |s| (just below
-  the start set's), and the call itself (the engine on a 10 x 12 problem, 0 pivots).
+  selection (``_near``), both from the engine's guess at their k-th largest |s|
+  (``floor_guess`` of its state at the start set), and the call itself (the engine on a
+  10 x 12 problem, 0 pivots).
 
 Writes ``results/fs_linear_node_cost.md`` and ``.json``. Run it alone on the machine::
 
@@ -31,6 +32,7 @@ from bench_fs_linear_node_replay import _start_set, load_nodes, problem
 from results_io import OUT, write_results
 
 from sparsekm.engines.node_active import node_active_set
+from sparsekm.engines.node_active.loop import floor_guess
 from sparsekm.engines.node_active.partition import certificate, full_pass
 from sparsekm.engines.node_active.solve import _near
 from sparsekm.relaxations.fs_linear.node_active import OMEGA, ActiveSetNode, scaled_rows
@@ -82,10 +84,10 @@ def measure(repeat: int) -> dict:
            "engine_0_ms": 1e3 * _best_per_item(engine(0), args, repeat)}
     out["per_pivot_us"] = 1e3 * (out["engine_ms"] - out["engine_0_ms"]) / out["pivots"]
     (F1, free, k), (a, W0), _, extra = args[0]
+    state = engine(0)(args[0])[9]                    # the engine's guesses at its start set
+    floor, floor_x = floor_guess(state, k), floor_guess(state, k + extra)
     s = np.empty(free.size)
     full_pass(Qt, free, a, s)
-    inW = np.abs(s[np.isin(free, W0)])               # the engine's guess: the working set's
-    floor, floor_x = (0.99 * np.sort(inW)[-q] if inW.size >= q else 0.0 for q in (k, k + extra))
     out["full_pass_us"] = 1e6 * _per_call(lambda: full_pass(Qt, free, a, s), 3000)
     out["certificate_us"] = 1e6 * _per_call(lambda: certificate(Qt, F1, a, s, k, floor), 3000)
     out["near_us"] = 1e6 * _per_call(lambda: _near(s, k, OMEGA, (extra, floor_x)), 3000)

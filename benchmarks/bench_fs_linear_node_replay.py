@@ -8,6 +8,7 @@ same nodes, in one process:
     python benchmarks/bench_fs_linear_node_replay.py record   # grow a tree, keep 2,100 nodes
     python benchmarks/bench_fs_linear_node_replay.py replay   # solve them with each form
     python benchmarks/bench_fs_linear_node_replay.py report   # the table from the JSON
+    python benchmarks/bench_fs_linear_node_replay.py compare --against REV   # node by node
 
 ``record`` runs ``bnb`` (default options, one process, ``--seconds`` of tree) on colorectal
 (the CLI's standard scaling), B = 20, C = 1, and keeps 700 nodes from the root side (the
@@ -27,12 +28,18 @@ against the node relaxation's primal value at the active-set solution
 the node's true value, so a bound above it would be wrong. The decision of a form is
 "pruned" when its bound reaches the node's cutoff. Results go to
 ``results/fs_linear_node_replay.json`` (per node, resumable) and ``.md``.
+
+``compare`` sets the replay beside the one committed at git revision ``--against`` (an
+engine change that should keep the arithmetic): for the active-set form, the nodes with the
+same pivots and status and the largest bound difference; for both forms, the CPU ratio.
+Results go to ``results/fs_linear_node_replay_compare.md`` and ``.json``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import time
 
 import numpy as np
@@ -229,9 +236,40 @@ def report() -> None:
     write_results("fs_linear_node_replay_summary", lines, table)
 
 
+def compare(rev: str) -> None:
+    """The replay node by node beside the one at git revision ``rev`` (module docstring)."""
+    path = RESULT.relative_to(OUT.parent.parent).as_posix()
+    old = json.loads(subprocess.run(["git", "show", f"{rev}:{path}"], capture_output=True,
+                                    check=True, text=True, cwd=OUT).stdout)
+    new = json.loads(RESULT.read_text())
+    if len(old) != len(new):
+        raise SystemExit(f"{len(new)} nodes here, {len(old)} at {rev}: replay all nodes first")
+    act = [(o["perspective-active"], n["perspective-active"]) for o, n in zip(old, new)]
+    cpu = {f: (sum(o[f]["cpu"] for o in old), sum(n[f]["cpu"] for n in new)) for f in FORMS[:2]}
+    out = {"against": rev, "nodes": len(new),
+           "same_pivots": sum(o["pivots"] == n["pivots"] for o, n in act),
+           "same_status": sum(o["status"] == n["status"] for o, n in act),
+           "bounds_differ": sum(o["bound"] != n["bound"] for o, n in act),
+           "max_bound_diff": max(abs(o["bound"] - n["bound"]) for o, n in act),
+           **{f"cpu_ms_{f}": [1e3 * c / len(new) for c in cpu[f]] for f in cpu}}
+    lines = ["# The node replay beside an earlier one", "",
+             "Produced by `benchmarks/bench_fs_linear_node_replay.py compare --against "
+             f"{rev}`: this replay's {out['nodes']:,} nodes beside those committed at "
+             f"`{rev}`.", "", "| figure | value |", "|---|---|",
+             f"| active-set form: same pivots | {out['same_pivots']:,} of {out['nodes']:,} |",
+             f"| active-set form: same status | {out['same_status']:,} of {out['nodes']:,} |",
+             f"| active-set form: bounds that differ | {out['bounds_differ']:,} |",
+             f"| active-set form: largest bound difference | {out['max_bound_diff']:.1e} |"]
+    lines += [f"| {f}: CPU ms per node, then / now | {a:.3f} / {b:.3f} |"
+              for f, (a, b) in ((f, out[f"cpu_ms_{f}"]) for f in cpu)]
+    write_results("fs_linear_node_replay_compare", lines, out)
+    print("\n".join(lines))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("step", choices=("record", "replay", "report"))
+    ap.add_argument("step", choices=("record", "replay", "report", "compare"))
+    ap.add_argument("--against", default="HEAD", help="compare: the git revision")
     ap.add_argument("--seconds", type=float, default=300.0)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--limit", type=int, default=None)
@@ -240,6 +278,8 @@ def main() -> None:
         record(args.seconds)
     elif args.step == "replay":
         replay(args.repeat, args.limit)
+    elif args.step == "compare":
+        compare(args.against)
     else:
         report()
 

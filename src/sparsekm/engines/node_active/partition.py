@@ -100,22 +100,11 @@ def samples(a, C):
     return ast
 
 
-@njit(cache=True, error_model="numpy")
-def _ratio(h0, h1, best, tol):
-    """The step t at which h0 + t h1 reaches 0 (h0 <= 0 up to round-off), if below ``best``;
-    h1 <= ``tol`` does not block (a constraint that the direction only grazes by round-off,
-    e.g. a feature whose column depends on the ties': adding it would make E singular)."""
-    if h1 > tol:
-        t = max(-h0, 0.0) / h1
-        if t < best:
-            return t, True
-    return best, False
-
-
 @njit(cache=True, inline="always", error_model="numpy")
 def _reach(h0, h1, tol):
-    """The step at which h0 + t h1 reaches 0 (h0 <= 0 up to round-off), inf when h1 <= tol
-    (:func:`_ratio`); no branch to mispredict."""
+    """The step at which h0 + t h1 reaches 0 (h0 <= 0 up to round-off), inf when h1 <= ``tol``
+    (a constraint that the direction only grazes by round-off, e.g. a feature whose column
+    depends on the ties': adding it would make E singular); no branch to mispredict."""
     return max(-h0, 0.0) / h1 if h1 > tol else np.inf
 
 
@@ -177,10 +166,10 @@ def step(a, d, sv, ds, state):
             if st[l] != 2:
                 continue
             for sgw in (1.0, -1.0):
-                t, hit = _ratio(sgw * sv[w] - sg[l] * sv[l], sgw * ds[w] - sg[l] * ds[l],
-                                t, GRAZE * (abs(ds[w]) + abs(ds[l]) + FLOOR * abs(sv[l])))
-                if hit:
-                    kind, idx, sgn, idx2 = 4, w, sgw, l
+                tw = _reach(sgw * sv[w] - sg[l] * sv[l], sgw * ds[w] - sg[l] * ds[l],
+                            GRAZE * (abs(ds[w]) + abs(ds[l]) + FLOOR * abs(sv[l])))
+                if tw < t:
+                    t, kind, idx, sgn, idx2 = tw, 4, w, sgw, l
     return t, kind, idx, sgn, idx2
 
 

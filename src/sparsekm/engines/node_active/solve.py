@@ -34,6 +34,7 @@ from numba import njit
 
 from .loop import LIMIT, NUMERIC, OPTIMAL, PRUNED, WORKING, floor_guess, run
 from .partition import certificate, full_pass, repair, top_abs
+from .pivot import correlations
 from .state import NW, new_state, read_partition
 
 __all__ = ["LIMIT", "NUMERIC", "OPTIMAL", "PRUNED", "WORKING", "node_active_set"]
@@ -102,9 +103,10 @@ def node_active_set(Qt, y, C, node, start, opts):
     >= omega x the threshold join the working set, which keeps at least k + extra.
 
     Returns (alpha, bound = g(alpha), status, pivots, pricing passes, W, z on W, s over the
-    free features, W_next, final state, whether the state is at alpha): alpha is feasible
-    and the bound exact at it whatever the status (OPTIMAL, PRUNED, LIMIT, NUMERIC); it is
-    the best certified iterate."""
+    free features, W_next, final state, whether the state is at alpha, s_j^2 at alpha over
+    all n features, 0 on those neither free nor in F1): alpha is feasible and the bound exact
+    at it whatever the status (OPTIMAL, PRUNED, LIMIT, NUMERIC); it is the best certified
+    iterate."""
     F1, free, k = node
     cutoff, max_pivots, omega, extra = opts
     s_free = np.empty(free.size)
@@ -127,4 +129,19 @@ def node_active_set(Qt, y, C, node, start, opts):
         S.zW[w] = 1.0 if S.st[w] == 2 else (0.0 if S.st[w] == 0 else S.zW[w])
     W_next = free[_near(s, k, omega, (extra, floor_guess(S, k + extra)))]
     return (a, g, status, pivots, prices, S.Wf[:nW].copy(), S.zW[:nW].copy(), s, W_next, S,
-            at)
+            at, _scores(Qt, F1, free, (a, s)))
+
+
+@njit(cache=True, error_model="numpy")
+def _scores(Qt, F1, free, at):
+    """s_j^2 over all features at ``at = (alpha, s over the free features)``: the free ones
+    from s, F1's from their rows, 0 elsewhere (the node form's ``score``)."""
+    a, s = at
+    score = np.zeros(Qt.shape[0])
+    for f in range(free.size):
+        score[free[f]] = s[f] * s[f]
+    s1 = np.empty(F1.size)
+    correlations(Qt, F1, a, s1)
+    for f in range(F1.size):
+        score[F1[f]] = s1[f] * s1[f]
+    return score

@@ -80,14 +80,10 @@ def active_node_task(problem: FSLinearProblem, task: NodeTask, alpha0: np.ndarra
     F1 = np.asarray(task.F1, np.int64)
     free = np.asarray(task.free, np.int64)
     W0 = np.zeros(0, np.int64) if task.W0 is None else np.asarray(task.W0, np.int64)
-    a, bound, status, pivots, prices, W, v, s_free, W_next, state, at = node_active_set(
-        Qt, problem.y, float(problem.C), (F1, free, int(task.k)),
-        (np.asarray(alpha0, float), W0),
-        (float(task.cutoff), int(max_pivots), OMEGA, int(task.extra)))
-    score = np.zeros(problem.n)
-    score[free] = s_free * s_free
-    if F1.size:
-        score[F1] = (Qt[F1] @ a) ** 2
+    a, bound, status, pivots, prices, W, v, s_free, W_next, state, at, score = \
+        node_active_set(Qt, problem.y, float(problem.C), (F1, free, int(task.k)),
+                        (np.asarray(alpha0, float), W0),
+                        (float(task.cutoff), int(max_pivots), OMEGA, int(task.extra)))
     info = {"pivots": int(pivots), "pricing": int(prices)}
     if at:          # the engine's final state is at alpha: strong branching forks it
         info["state"] = (state, s_free, (F1, free, int(task.k)))
