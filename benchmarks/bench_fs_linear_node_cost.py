@@ -11,7 +11,7 @@ in one process, each figure the best of ``--repeat`` passes timed by ``time.proc
 * the interior point's CPU per node from the replay's summary (the 10x goal's yardstick);
 * the pieces of the fixed part, called alone on the first node: a pass over all free
   features (``full_pass``), the certificate g (``certificate``) and the working-set
-  selection (``_near``), both from the engine's guess at their k-th largest |s|
+  selection (``next_working_set``), both from the engine's guess at their k-th largest |s|
   (``floor_guess`` of its state at the start set), and the call itself (the engine on a
   10 x 12 problem, 0 pivots).
 
@@ -34,7 +34,8 @@ from results_io import OUT, write_results
 from sparsekm.engines.node_active import node_active_set
 from sparsekm.engines.node_active.loop import floor_guess
 from sparsekm.engines.node_active.partition import certificate, full_pass
-from sparsekm.engines.node_active.solve import _near
+from sparsekm.engines.node_active.solve import next_working_set
+from sparsekm.engines.node_active.state import unpack
 from sparsekm.relaxations.fs_linear.node_active import OMEGA, ActiveSetNode, scaled_rows
 from sparsekm.relaxations.fs_linear.node_form import NodeTask
 from sparsekm.solvers import SolverPlan
@@ -84,13 +85,14 @@ def measure(repeat: int) -> dict:
            "engine_0_ms": 1e3 * _best_per_item(engine(0), args, repeat)}
     out["per_pivot_us"] = 1e3 * (out["engine_ms"] - out["engine_0_ms"]) / out["pivots"]
     (F1, free, k), (a, W0), _, extra = args[0]
-    state = engine(0)(args[0])[9]                    # the engine's guesses at its start set
+    state = unpack(engine(0)(args[0])[9])            # the engine's guesses at its start set
     floor, floor_x = floor_guess(state, k), floor_guess(state, k + extra)
     s = np.empty(free.size)
     full_pass(Qt, free, a, s)
     out["full_pass_us"] = 1e6 * _per_call(lambda: full_pass(Qt, free, a, s), 3000)
     out["certificate_us"] = 1e6 * _per_call(lambda: certificate(Qt, F1, a, s, k, floor), 3000)
-    out["near_us"] = 1e6 * _per_call(lambda: _near(s, k, OMEGA, (extra, floor_x)), 3000)
+    out["near_us"] = 1e6 * _per_call(lambda: next_working_set(free, s, k, OMEGA,
+                                                              (extra, floor_x)), 3000)
     rng = np.random.default_rng(0)
     Qs = np.ascontiguousarray(rng.normal(size=(12, 10)))
     ys = np.where(np.arange(10) % 2, 1.0, -1.0)
@@ -129,7 +131,7 @@ def report(r: dict) -> list[str]:
         f"| marginal CPU per pivot | {r['per_pivot_us']:.1f} us |",
         f"| one pass over the free features (`full_pass`) | {r['full_pass_us']:.1f} us |",
         f"| the certificate g (`certificate`) | {r['certificate_us']:.1f} us |",
-        f"| the next working set (`_near`) | {r['near_us']:.1f} us |",
+        f"| the next working set (`next_working_set`) | {r['near_us']:.1f} us |",
         f"| the call itself (10 x 12 problem, 0 pivots) | {r['call_us']:.1f} us |", "",
         f"The engine's CPU is {fixed:.0f} us fixed plus {r['pivots']:.1f} pivots of "
         f"{r['per_pivot_us']:.1f} us (the pricing passes inside them); the form around it "

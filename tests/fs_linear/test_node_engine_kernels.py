@@ -1,11 +1,14 @@
 """The node engine's kernels against numpy: the QR updates keep E' = Q [R; 0] with Q
-orthogonal (Q stored transposed), and the top-k selection from a guessed floor is exact."""
+orthogonal (Q stored transposed), the top-k selection from a guessed floor is exact, and a
+state packed for Python continues as the state itself."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import njit
 
+from sparsekm.engines.node_active.loop import run
 from sparsekm.engines.node_active.partition import top_abs
 from sparsekm.engines.node_active.qr import (
     add_constraint,
@@ -14,6 +17,8 @@ from sparsekm.engines.node_active.qr import (
     drop_variable,
     householder,
 )
+from sparsekm.engines.node_active.solve import _setup
+from sparsekm.engines.node_active.state import copy_state, pack, unpack
 
 
 def _check(Q, R, E, nz, nc):
@@ -59,3 +64,34 @@ def test_top_abs_is_exact_whatever_the_floor(floor):
     for k in (1, 7, 40, 300):
         got = np.sort(top_abs(v, k, floor))
         assert np.array_equal(got, np.sort(np.abs(v))[-k:])
+
+
+@njit(cache=False)    # compiled fresh: a cached caller would keep stale engine code
+def _two_ways(Qt, y, C, node, start, pivots):
+    """The engine's state after ``pivots`` pivots, then 200 more from a copy of it and from
+    it packed and unpacked: (the two continuations' alpha, status and pivots)."""
+    F1, free, k = node
+    s_free = np.empty(free.size)
+    S, _ = _setup(Qt, y, C, node, start, (s_free, 0.8, 3))
+    run(Qt, y, C, node, S, (s_free, np.inf, pivots, 0.8, True))
+    S1, S2 = copy_state(S), unpack(pack(S))
+    s1, s2 = np.empty(free.size), np.empty(free.size)
+    o1 = run(Qt, y, C, node, S1, (s1, np.inf, 200, 0.8, True))
+    o2 = run(Qt, y, C, node, S2, (s2, np.inf, 200, 0.8, True))
+    return S1.a, S2.a, (o1[0], o1[1], o1[4]), (o2[0], o2[1], o2[4])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_packed_state_continues_as_the_state_itself(seed):
+    """pack / unpack (the state handed to Python and back to strong branching's probes)
+    keep everything the pivots read: the same pivots, status and bound as a plain copy."""
+    rng = np.random.default_rng(seed)
+    m, n, k = 16, 30, 4
+    X = rng.standard_normal((m, n))
+    y = np.where(np.arange(m) % 2 == 0, 1.0, -1.0)
+    Qt = np.ascontiguousarray((X * y[:, None]).T)
+    node = (np.array([0], np.int64), np.arange(1, n, dtype=np.int64), k)
+    for pivots in (1, 3, 6):
+        a1, a2, o1, o2 = _two_ways(Qt, y, 1.0, node, (rng.uniform(0, 1, m),
+                                                      np.zeros(0, np.int64)), pivots)
+        assert o1 == o2 and np.array_equal(a1, a2)

@@ -20,7 +20,19 @@ from .loop import WORKING, priced, run
 from .partition import repair
 from .pivot import correlations
 from .qr import drop_constraint
-from .state import BUILD, KAPPA, NC, NW, NZ, UPDATES, copy_state, read_partition, remove_at
+from .state import (
+    BUILD,
+    KAPPA,
+    NC,
+    NW,
+    NZ,
+    UPDATES,
+    copy_state,
+    pack,
+    read_partition,
+    remove_at,
+    unpack,
+)
 
 __all__ = ["probe", "restrict"]
 
@@ -74,19 +86,19 @@ def _fork(Qt, C, S0, j, side, k):
 
 
 @njit(cache=True, error_model="numpy")
-def restrict(Qt, C, S0, fixed, sides, k):
-    """The node's final state ``S0`` made the state of the same node after its fixings (a
-    copy): each feature of ``fixed`` out (``sides`` 0) or in (1) in turn, as a child's fork
-    does for one feature; ``k`` is the budget before the fixings. A feature fixed out outside
-    the working set changes nothing (the common case: the fixing rule removes features far
-    below the threshold)."""
-    S = copy_state(S0)
+def restrict(Qt, C, held, fixed, sides, k):
+    """The node's final state (``held``, packed: :func:`~.state.pack`) made the state of the
+    same node after its fixings (packed): each feature of ``fixed`` out (``sides`` 0) or in (1)
+    in turn, as a child's fork does for one feature; ``k`` is the budget before the fixings.
+    A feature fixed out outside the working set changes nothing (the common case: the fixing
+    rule removes features far below the threshold)."""
+    S = unpack(held)
     kk = k
     for t in range(fixed.size):
         if sides[t] == 1 or S.inW[fixed[t]]:
             _leave(Qt, C, S, fixed[t], sides[t], kk)
         kk -= sides[t]
-    return S
+    return pack(S)
 
 
 @njit(cache=True, error_model="numpy")
@@ -167,12 +179,14 @@ def _child(Qt, y, C, child, S, ref):
 def probe(Qt, y, C, node, parent, cands, opts):
     """Bounds of the children "j out" and "j in" of each feature j of ``cands`` (free at the
     node ``node = (F1, free, k)``), each after at most ``cap`` pivots from the parent's final
-    state; ``parent = (state, alpha, s over the free features)``, ``opts = (cap, omega,
-    norms)`` with ``norms`` the column norms ||q_j||. Returns (out bounds, in bounds, pivots,
-    starts): each bound the best certified one met on its child; ``starts[side, c]`` the
-    child's last (repaired) multipliers, a warm start for its own solve."""
+    state; ``parent = (state packed (:func:`~.state.pack`), alpha, s over the free
+    features)``, ``opts = (cap, omega, norms)`` with ``norms`` the column norms ||q_j||.
+    Returns (out bounds, in bounds, pivots, starts): each bound the best certified one met on
+    its child; ``starts[side, c]`` the child's last (repaired) multipliers, a warm start for
+    its own solve."""
     F1, free, k = node
-    S0, a0, s_free = parent
+    held, a0, s_free = parent
+    S0 = unpack(held)
     cap, omega, norms = opts
     norm_max = 0.0
     for f in range(free.size):

@@ -14,13 +14,22 @@ ed., Section 6.5) instead of an O(nz^3) factorisation:
 
 ``Q`` holds Q transposed, (cap, cap) with the leading (nz, nz) block in use: row i is Q's
 column i, so a rotation of two columns of Q runs along two contiguous rows. ``R`` is (cap,
-cap) with the leading (nc, nc) block; :func:`householder` refactors from scratch (LAPACK).
+cap) with the leading (nc, nc) block; :func:`householder` refactors from scratch (LAPACK,
+through the bindings numba's ``np.linalg.qr`` uses).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+
+_KIND = ord("d")                        # LAPACK's double precision routines
+_geqrf = types.ExternalFunction("numba_ez_geqrf", types.intc(
+    types.char, types.intp, types.intp, types.CPointer(types.float64), types.intp,
+    types.CPointer(types.float64)))     # (kind, m, n, a, lda, tau): dgeqrf, its workspace
+_orgqr = types.ExternalFunction("numba_ez_xxgqr", types.intc(
+    types.char, types.intp, types.intp, types.intp, types.CPointer(types.float64),
+    types.intp, types.CPointer(types.float64)))   # (kind, m, n, k, a, lda, tau): dorgqr
 
 __all__ = ["add_constraint", "add_variable", "drop_constraint", "drop_variable",
            "householder"]
@@ -50,31 +59,32 @@ def _rotate_rows(M, i, j, c, s, lo, hi):
 @njit(cache=True, error_model="numpy")
 def householder(E, Q, R):
     """E' = Q [R; 0] from scratch into ``Q``, ``R`` (leading blocks), for E (nc, nz) given by
-    rows. LAPACK's Householder QR (``np.linalg.qr``: dgeqrf, dorgqr) of [E' | B], B any nz - nc
-    columns (unit vectors): nz reflectors, so its reduced Q is the full nz x nz Q of E', and
-    its first nc columns give E's R (the later reflectors act on rows past nc only, so Q's
-    first nc columns still span E', and B may even depend on E').
+    rows, nc <= nz: LAPACK's Householder QR of E' (dgeqrf: nc reflectors), then the full nz x
+    nz Q from those reflectors (dorgqr with k = nc); numba's own LAPACK bindings, as in its
+    ``np.linalg.qr``, which forms only the reduced Q.
     Returns the number of leading rows of E found independent (nc when of full rank; j < nc:
     row j depends on the ones before it)."""
     nc, nz = E.shape
     scale = 1e-300
-    A = np.zeros((nz, max(nz, nc)))
+    At = np.empty((nz, nz))             # column-major nz x nz: row j of At is column j
     for j in range(nc):
         for i in range(nz):
-            A[i, j] = E[j, i]
+            At[j, i] = E[j, i]
             scale = max(scale, abs(E[j, i]))
-    for i in range(nz - nc):
-        A[i, nc + i] = 1.0
-    q, r = np.linalg.qr(A)
+    tau = np.empty(nc)
+    if _geqrf(_KIND, nz, nc, At.ctypes, nz, tau.ctypes) != 0:
+        return 0
     for j in range(nc):
-        if abs(r[j, j]) <= 1e-11 * scale:
+        if abs(At[j, j]) <= 1e-11 * scale:
             return j
-    for i in range(nz):
-        for j in range(nz):
-            Q[j, i] = q[i, j]
     for i in range(nc):
         for j in range(nc):
-            R[i, j] = r[i, j] if j >= i else 0.0
+            R[i, j] = At[j, i] if j >= i else 0.0
+    if _orgqr(_KIND, nz, nz, nc, At.ctypes, nz, tau.ctypes) != 0:
+        return 0
+    for j in range(nz):                 # Q stored transposed: row j is Q's column j
+        for i in range(nz):
+            Q[j, i] = At[j, i]
     return nc
 
 

@@ -35,7 +35,7 @@ from numba import njit
 from .loop import LIMIT, NUMERIC, OPTIMAL, PRUNED, WORKING, floor_guess, run
 from .partition import certificate, full_pass, repair, top_abs
 from .pivot import correlations
-from .state import NW, new_state, read_partition
+from .state import NW, new_state, pack, read_partition
 
 __all__ = ["LIMIT", "NUMERIC", "OPTIMAL", "PRUNED", "WORKING", "node_active_set"]
 
@@ -43,24 +43,36 @@ MIN_CAPACITY = 512    # the working set holds at most max(this, 4 (k + m + extra
 
 
 @njit(cache=True, error_model="numpy")
-def _near(s_free, k, omega, ws):
-    """Mask of the free features a working set keeps, ``ws = (extra, floor)``: the k + extra
-    largest |s| and those within omega of the k-th (by selection, O(|free|); ``floor`` a
-    guess at the (k + extra)-th largest, :func:`~.partition.top_abs`)."""
+def _keep_cut(s_free, k, omega, ws):
+    """The |s| from which a working set keeps a free feature, ``ws = (extra, floor)``: the
+    k + extra largest |s| and those within omega of the k-th are kept (by selection,
+    O(|free|); ``floor`` a guess at the (k + extra)-th largest, :func:`~.partition.top_abs`);
+    0 when that is every feature."""
     extra, floor = ws
-    nf = s_free.size
-    absv = np.abs(s_free)
-    if k + extra >= nf:
-        return absv >= 0.0
+    if k + extra >= s_free.size:
+        return 0.0
     top = top_abs(s_free, k + extra, floor)             # the k + extra largest, and the
     thr = np.partition(top, top.size - k)[top.size - k]  # k-th largest among them
-    return absv >= min(omega * thr, top.min())
+    return min(omega * thr, top.min())
+
+
+@njit(cache=True, error_model="numpy")
+def next_working_set(free, s_free, k, omega, ws):
+    """The free features a working set keeps (:func:`_keep_cut`), in ``free``'s order."""
+    cut = _keep_cut(s_free, k, omega, ws)
+    out = np.empty(free.size, np.int64)
+    c = 0
+    for f in range(free.size):
+        if abs(s_free[f]) >= cut:
+            out[c] = free[f]
+            c += 1
+    return out[:c].copy()
 
 
 @njit(cache=True, error_model="numpy")
 def _setup(Qt, y, C, node, start, ws):
     """The state at the repaired ``alpha0``: the working set W0 (its free features) or, when
-    it holds at most k, the one a pricing pass finds (:func:`_near`); the partition read off
+    it holds at most k, the one a pricing pass finds (:func:`_keep_cut`); the partition read off
     alpha. ``ws = (s_free, omega, extra)``. Returns (state, pricing passes)."""
     F1, free, k = node
     a0, W0 = start
@@ -80,7 +92,7 @@ def _setup(Qt, y, C, node, start, ws):
     if nW <= k:
         full_pass(Qt, free, S.a, s_free)
         prices = 1
-        keep = _near(s_free, k, omega, (extra, 0.0))
+        keep = np.abs(s_free) >= _keep_cut(s_free, k, omega, (extra, 0.0))
         if keep.sum() > S.Wf.size - nW:     # the largest |s| that fit
             absv = np.abs(s_free)
             cut = np.partition(absv, absv.size - (S.Wf.size - nW))[
@@ -103,7 +115,8 @@ def node_active_set(Qt, y, C, node, start, opts):
     >= omega x the threshold join the working set, which keeps at least k + extra.
 
     Returns (alpha, bound = g(alpha), status, pivots, pricing passes, W, z on W, s over the
-    free features, W_next, final state, whether the state is at alpha, s_j^2 at alpha over
+    free features, W_next, final state (packed: :func:`~.state.pack`), whether the state is at
+    alpha, s_j^2 at alpha over
     all n features, 0 on those neither free nor in F1): alpha is feasible and the bound exact
     at it whatever the status (OPTIMAL, PRUNED, LIMIT, NUMERIC); it is the best certified
     iterate."""
@@ -127,9 +140,9 @@ def node_active_set(Qt, y, C, node, start, opts):
     nW = S.ints[NW]
     for w in range(nW):
         S.zW[w] = 1.0 if S.st[w] == 2 else (0.0 if S.st[w] == 0 else S.zW[w])
-    W_next = free[_near(s, k, omega, (extra, floor_guess(S, k + extra)))]
-    return (a, g, status, pivots, prices, S.Wf[:nW].copy(), S.zW[:nW].copy(), s, W_next, S,
-            at, _scores(Qt, F1, free, (a, s)))
+    W_next = next_working_set(free, s, k, omega, (extra, floor_guess(S, k + extra)))
+    return (a, g, status, pivots, prices, S.Wf[:nW].copy(), S.zW[:nW].copy(), s, W_next,
+            pack(S), at, _scores(Qt, F1, free, (a, s)))
 
 
 @njit(cache=True, error_model="numpy")

@@ -14,7 +14,9 @@ partition's constraints (numba).
   ``r`` = (threshold,).
 
 A state is plain arrays: :func:`copy_state` forks one (strong branching's child probes start
-from the parent's final state instead of factorising again).
+from the parent's final state instead of factorising again). It crosses into Python packed in
+one array (:func:`pack`, :func:`unpack`): boxing fifteen arrays, or a typed list holding
+them, took about 9 us of a 310 us node solve.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from .pivot import constraint_column, correlations
 from .qr import add_constraint, householder
 
 __all__ = ["NW", "NZ", "NC", "KAPPA", "UPDATES", "BUILD", "State", "build", "copy_state",
-           "new_state", "read_partition", "remove_at", "residual", "tie"]
+           "new_state", "pack", "read_partition", "remove_at", "residual", "tie", "unpack"]
 
 State = namedtuple("State", ["a", "ast", "Wf", "st", "sg", "sv", "zW", "frozen", "inW", "Q",
                              "R", "vid", "cid", "ints", "r"])
@@ -53,6 +55,71 @@ def copy_state(S):
     return State(S.a.copy(), S.ast.copy(), S.Wf.copy(), S.st.copy(), S.sg.copy(),
                  S.sv.copy(), S.zW.copy(), S.frozen.copy(), S.inW.copy(), S.Q.copy(),
                  S.R.copy(), S.vid.copy(), S.cid.copy(), S.ints.copy(), S.r.copy())
+
+
+HEAD = 10             # pack's header: m, nf, n, the six ints, r
+
+
+@njit(cache=True, error_model="numpy")
+def pack(S):
+    """``S`` in one float64 array (its leading blocks only; :func:`unpack` restores it)."""
+    m, nf, n = S.a.size, S.Wf.size, S.inW.size
+    nW, nz, nc = S.ints[NW], S.ints[NZ], S.ints[NC]
+    P = np.empty(HEAD + 2 * m + 6 * nW + nz + nc + nz * nz + nc * nc)
+    P[0], P[1], P[2], P[HEAD - 1] = m, nf, n, S.r[0]
+    P[3:HEAD - 1] = S.ints
+    p = _put(P, HEAD, S.a)
+    p = _put(P, p, S.ast)
+    p = _put(P, p, S.Wf[:nW])
+    p = _put(P, p, S.st[:nW])
+    p = _put(P, p, S.sg[:nW])
+    p = _put(P, p, S.sv[:nW])
+    p = _put(P, p, S.zW[:nW])
+    p = _put(P, p, S.frozen[:nW])
+    p = _put(P, p, S.vid[:nz])
+    p = _put(P, p, S.cid[:nc])
+    for i in range(nz):
+        p = _put(P, p, S.Q[i, :nz])
+    for i in range(nc):
+        p = _put(P, p, S.R[i, :nc])
+    return P
+
+
+@njit(cache=True, error_model="numpy")
+def _put(P, p, part):
+    """``part`` into P from position p; the position after it."""
+    for t in range(part.size):
+        P[p + t] = part[t]
+    return p + part.size
+
+
+@njit(cache=True, error_model="numpy")
+def unpack(P):
+    """The state :func:`pack` stored in ``P`` (entries past the leading blocks zero)."""
+    m, nf, n = int(P[0]), int(P[1]), int(P[2])
+    p = HEAD
+    S = new_state(n, nf, P[p:p + m])
+    S.ints[:] = P[3:HEAD - 1].astype(np.int64)
+    S.r[0] = P[HEAD - 1]
+    nW, nz, nc = S.ints[NW], S.ints[NZ], S.ints[NC]
+    p += m
+    S.ast[:] = P[p:p + m].astype(np.int8)
+    p += m
+    S.Wf[:nW] = P[p:p + nW].astype(np.int64)
+    S.st[:nW] = P[p + nW:p + 2 * nW].astype(np.int8)
+    S.sg[:nW] = P[p + 2 * nW:p + 3 * nW]
+    S.sv[:nW] = P[p + 3 * nW:p + 4 * nW]
+    S.zW[:nW] = P[p + 4 * nW:p + 5 * nW]
+    S.frozen[:nW] = P[p + 5 * nW:p + 6 * nW] != 0.0
+    p += 6 * nW
+    for w in range(nW):
+        S.inW[S.Wf[w]] = True
+    S.vid[:nz] = P[p:p + nz].astype(np.int64)
+    S.cid[:nc] = P[p + nz:p + nz + nc].astype(np.int64)
+    p += nz + nc
+    S.Q[:nz, :nz] = P[p:p + nz * nz].reshape((nz, nz))
+    S.R[:nc, :nc] = P[p + nz * nz:].reshape((nc, nc))
+    return S
 
 
 @njit(cache=True, error_model="numpy")
