@@ -65,6 +65,24 @@ def gradient(Qt, FA, vid, nz, a, rk):
 
 
 @njit(cache=True, fastmath=FAST, error_model="numpy")
+def _gradient_v(Qt, FA, Gv, a, rtr):
+    """:func:`gradient` from G' on the variables ``Gv`` (:func:`direction`), ``rtr = (r,
+    kappa, r's position)``."""
+    r, kappa, tr = rtr
+    c = np.empty(FA.size)
+    correlations(Qt, FA, a, c)
+    nz = Gv.shape[1]
+    g = np.ones(nz)
+    for f in range(FA.size):
+        cf = c[f]
+        for t in range(nz):
+            g[t] -= cf * Gv[f, t]
+    if tr >= 0:
+        g[tr] = -kappa * r
+    return g
+
+
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def model_value(Qt, FA, a, r, kappa):
     """q(alpha, r): the node dual on the partition (= g over the working set when the
     partition holds at alpha)."""
@@ -105,23 +123,26 @@ def direction(Qt, FA, lin, a, rk, cap):
             r2 += dz[t]
         else:
             a2[vid[t]] += dz[t]
-    g = gradient(Qt, FA, vid, nz, a2, (r2, kappa))
-    Zs = np.zeros((d, m))                        # Z's columns scattered over the samples
-    zr = np.zeros(d)
-    for q in range(d):
-        for t in range(nz):
-            v = vid[t]
-            if v == m:
-                zr[q] = Q[nc + q, t]
-            else:
-                Zs[q, v] = Q[nc + q, t]
-    CZ = np.empty((FA.size, d))                  # G'Z: contiguous dot products
+    Gv = np.empty((FA.size, nz))                 # G' on the variables (0 for r), and
+    tr = -1                                      # r's position among them
+    for t in range(nz):
+        if vid[t] == m:
+            tr = t
     for f in range(FA.size):
         row = Qt[FA[f]]
+        for t in range(nz):
+            Gv[f, t] = row[vid[t]] if t != tr else 0.0
+    g = _gradient_v(Qt, FA, Gv, a2, (r2, kappa, tr))
+    zr = np.zeros(d)
+    if tr >= 0:
+        for q in range(d):
+            zr[q] = Q[nc + q, tr]
+    CZ = np.empty((FA.size, d))                  # G'Z: contiguous dot products over the
+    for f in range(FA.size):                     # variables (Q stored transposed)
         for q in range(d):
             acc = 0.0
-            for i in range(m):
-                acc += row[i] * Zs[q, i]
+            for t in range(nz):
+                acc += Gv[f, t] * Q[nc + q, t]
             CZ[f, q] = acc
     Rr = np.empty((d, d))
     gr = np.zeros(d)
