@@ -54,7 +54,7 @@ OPTIMAL, PRUNED, LIMIT, NUMERIC, WORKING = 0, 1, 2, 3, 4
 DROP_TOL = 1e-9       # a multiplier (z_j outside [0, 1], a bound margin) violated by more
 REFACTOR = 64         # updates of the QR factors between two factorisations from scratch
 PRICE_EVERY = 50      # pivots between two pricing passes (each certifies; the best is kept;
-                      # 25 cost 4 % more CPU on 700 replayed nodes, same bounds and statuses)
+                      # 25: more CPU on the replayed nodes for the same bounds and statuses)
 CUTOFF_EVERY = 4      # pivots between two looks at the model value against the cutoff
 HOLD_TOL = 1e-7       # relative: the model and g agree at a maximiser the engine certifies
 MAX_THAWS = 3         # partitions read again (frozen ties released) before giving up

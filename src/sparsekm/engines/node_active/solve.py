@@ -92,9 +92,9 @@ def _setup(Qt, y, C, node, start, ws):
     if nW <= k:
         full_pass(Qt, free, S.a, s_free)
         prices = 1
-        keep = np.abs(s_free) >= _keep_cut(s_free, k, omega, (extra, 0.0))
+        absv = np.abs(s_free)
+        keep = absv >= _keep_cut(s_free, k, omega, (extra, 0.0))
         if keep.sum() > S.Wf.size - nW:     # the largest |s| that fit
-            absv = np.abs(s_free)
             cut = np.partition(absv, absv.size - (S.Wf.size - nW))[
                 absv.size - (S.Wf.size - nW)]
             keep &= absv >= cut
@@ -116,10 +116,9 @@ def node_active_set(Qt, y, C, node, start, opts):
 
     Returns (alpha, bound = g(alpha), status, pivots, pricing passes, W, z on W, s over the
     free features, W_next, final state (packed: :func:`~.state.pack`), whether the state is at
-    alpha, s_j^2 at alpha over
-    all n features, 0 on those neither free nor in F1): alpha is feasible and the bound exact
-    at it whatever the status (OPTIMAL, PRUNED, LIMIT, NUMERIC); it is the best certified
-    iterate."""
+    alpha, s_j^2 at alpha over all n features (0 on those neither free nor in F1)): alpha is
+    feasible and the bound exact at it whatever the status (OPTIMAL, PRUNED, LIMIT, NUMERIC);
+    it is the best certified iterate."""
     F1, free, k = node
     cutoff, max_pivots, omega, extra = opts
     s_free = np.empty(free.size)
