@@ -1,6 +1,7 @@
 """The node engine's kernels against numpy: the QR updates keep E' = Q [R; 0] with Q
-orthogonal (Q stored transposed), the top-k selection from a guessed floor is exact, and a
-state packed for Python continues as the state itself."""
+orthogonal (Q stored transposed), a pivot's step lands on the constraints' manifold, the
+top-k selection from a guessed floor is exact, and a state packed for Python continues as
+the state itself."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from numba import njit
 
 from sparsekm.engines.node_active.loop import run
 from sparsekm.engines.node_active.partition import top_abs
+from sparsekm.engines.node_active.pivot import direction
 from sparsekm.engines.node_active.qr import (
     add_constraint,
     add_variable,
@@ -55,6 +57,26 @@ def test_qr_updates_keep_the_factors_of_the_constraints(seed):
             drop_variable(Q, R, nz, nc, p)
             E, nz = np.delete(E, p, axis=1), nz - 1
         _check(Q, R, E, nz, nc)
+
+
+@pytest.mark.parametrize("off", [1e-6, 1e-9, 1e-15])
+def test_a_step_lands_on_the_manifold(off):
+    """E dz = res: the step from a point off the constraints by ``off`` (a tie read within
+    tolerance: 1e-6, 1e-9) corrects it; off by round-off (1e-15: the correction is skipped,
+    ON_TOL) the step stays on the manifold to round-off."""
+    rng = np.random.default_rng(7)
+    m, n, C, r = 10, 8, 1.0, 0.5
+    Qt, a = rng.standard_normal((n, m)), rng.uniform(0.2, 0.8, m)
+    vid = np.array([0, 1, 2, 3, 4, 5, 6, m], np.int64)      # seven samples and r
+    nz, nc, cap = vid.size, 3, m + 1
+    E = rng.standard_normal((nc, nz))
+    Q, R = np.zeros((cap, cap)), np.zeros((cap, cap))
+    assert householder(E.copy(), Q, R) == nc
+    res = off * rng.choice([-1.0, 1.0], nc)
+    dz, _ = direction(Qt, np.array([0, 1, 2], np.int64), (Q, R, vid, nz, nc, res), a,
+                      (r, 2.0), C)
+    assert np.abs(E @ dz - res).max() <= 1e-13
+    assert np.abs(dz).max() > 1e-3                            # a real step on the manifold
 
 
 @pytest.mark.parametrize("floor", [0.0, 0.3, 0.9, 5.0])

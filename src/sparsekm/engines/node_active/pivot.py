@@ -30,6 +30,7 @@ __all__ = ["constraint_column", "correlations", "direction", "gradient", "margin
 
 FAST = {"contract", "reassoc"}
 RAY = 10.0            # a step of more than RAY x C in a coordinate is a ray: cut to this
+ON_TOL = 1e-12        # relative to max(r, C): a residual this small is round-off, no correction
 
 
 @njit(cache=True, fastmath=FAST, error_model="numpy")
@@ -94,18 +95,8 @@ def model_value(Qt, FA, a, r, kappa):
 
 
 @njit(cache=True, fastmath=FAST, error_model="numpy")
-def direction(Qt, FA, lin, a, rk, cap):
-    """The step dz (in ``vid`` order) to the maximiser of q on the manifold, ``lin = (Q, R,
-    vid, nz, nc, res)`` with ``res = e - E z`` the constraints' residual at the current point
-    (nonzero when it is off the manifold: a tie read within tolerance, a feature that entered
-    above the threshold): first the least-norm correction Q1 R^{-T} res onto the manifold,
-    then the null-space step from there (0 when no degree of freedom is left). A step longer
-    than RAY x ``cap`` (C) in some coordinate follows a flat direction of the model (a ray):
-    it is shortened to that length and flagged (returns (dz, reaches the maximiser))."""
-    Q, R, vid, nz, nc, res = lin
-    r, kappa = rk
-    m = a.size
-    d = nz - nc
+def _correction(Q, R, nc, nz, res):
+    """The least-norm step Q1 R^{-T} res back onto the manifold (E dz = res)."""
     u = res.copy()                               # R' u = res (R' lower triangular)
     for i in range(nc):
         acc = u[i]
@@ -117,6 +108,28 @@ def direction(Qt, FA, lin, a, rk, cap):
         ui = u[i]
         for t in range(nz):
             dz[t] += Q[i, t] * ui
+    return dz
+
+
+@njit(cache=True, fastmath=FAST, error_model="numpy")
+def direction(Qt, FA, lin, a, rk, cap):
+    """The step dz (in ``vid`` order) to the maximiser of q on the manifold, ``lin = (Q, R,
+    vid, nz, nc, res)`` with ``res = e - E z`` the constraints' residual at the current point
+    (beyond round-off when it is off the manifold: a tie read within tolerance, a feature that
+    entered above the threshold): first the least-norm correction onto the manifold
+    (:func:`_correction`; skipped when every |res| is at most ON_TOL x max(r, C), as after a
+    step along the manifold), then the null-space step from there (0 when no degree of
+    freedom is left). A step longer than RAY x ``cap`` (C) in some coordinate follows a flat
+    direction of the model (a ray): it is shortened to that length and flagged (returns (dz,
+    reaches the maximiser))."""
+    Q, R, vid, nz, nc, res = lin
+    r, kappa = rk
+    m = a.size
+    d = nz - nc
+    off = 0.0
+    for i in range(nc):
+        off = max(off, abs(res[i]))
+    dz = _correction(Q, R, nc, nz, res) if off > ON_TOL * max(r, cap) else np.zeros(nz)
     if d <= 0:
         return dz, True
     a2, r2 = a.copy(), r
