@@ -26,6 +26,7 @@ from .partition import certificate, kth_abs, price, repair, step, threshold
 from .pivot import (
     correlations,
     direction,
+    fitted,
     gradient,
     margins,
     model_value,
@@ -293,11 +294,12 @@ def run(Qt, y, C, node, S, work):
         if blocked or not full:
             continue
         feats, signs = _ties(S)
-        lam = multipliers(S.Q, S.R, nz, nc, gradient(Qt, FA, S.vid, nz, S.a,
+        Ka = fitted(Qt, FA, S.a)
+        lam = multipliers(S.Q, S.R, nz, nc, gradient(Ka, S.vid, nz,
                                                      (S.r[0], float(S.ints[KAPPA]))))
         zT = np.zeros(nc)
-        kind, idx = _drop(lam, S.r[0], (signs, zT), margins(Qt, y, FA, feats[1:], lam,
-                                                             S.a), S.ast)
+        kind, idx = _drop(lam, S.r[0], (signs, zT), margins(Qt, y, Ka, feats[1:], lam),
+                          S.ast)
         _release(Qt, y, S, kind, idx, zT)
         if kind != 0:
             continue

@@ -25,8 +25,8 @@ from numba import njit
 
 from .linalg import reduced_solve
 
-__all__ = ["constraint_column", "correlations", "direction", "gradient", "margins",
-           "model_value", "multipliers", "variable_row"]
+__all__ = ["constraint_column", "correlations", "direction", "fitted", "gradient",
+           "margins", "model_value", "multipliers", "variable_row"]
 
 FAST = {"contract", "reassoc"}
 RAY = 10.0            # a step of more than RAY x C in a coordinate is a ray: cut to this
@@ -45,19 +45,26 @@ def correlations(Qt, feats, a, out):
 
 
 @njit(cache=True, fastmath=FAST, error_model="numpy")
-def gradient(Qt, FA, vid, nz, a, rk):
-    """grad q at alpha (in the variables ``vid[:nz]``; sample i, or m for r): 1 - (G G'
-    alpha)_i, and -kappa r; ``rk = (r, kappa)``."""
-    r, kappa = rk
-    m = a.size
+def fitted(Qt, FA, a):
+    """G G'alpha over all m samples (sum of s_j q_j over F1 u A): the gradient's and the
+    margins' common part."""
     c = np.empty(FA.size)
     correlations(Qt, FA, a, c)
-    Ka = np.zeros(m)
+    Ka = np.zeros(a.size)
     for f in range(FA.size):
         row = Qt[FA[f]]
         cf = c[f]
-        for i in range(m):
+        for i in range(a.size):
             Ka[i] += cf * row[i]
+    return Ka
+
+
+@njit(cache=True, error_model="numpy")
+def gradient(Ka, vid, nz, rk):
+    """grad q at alpha (in the variables ``vid[:nz]``; sample i, or m for r): 1 - (G G'
+    alpha)_i, and -kappa r; ``Ka`` = G G'alpha (:func:`fitted`), ``rk = (r, kappa)``."""
+    r, kappa = rk
+    m = Ka.size
     g = np.empty(nz)
     for t in range(nz):
         v = vid[t]
@@ -69,8 +76,9 @@ def gradient(Qt, FA, vid, nz, a, rk):
 def _gradient_v(Qt, FA, Gv, a, rtr):
     """:func:`gradient` from G' on the variables ``Gv`` (:func:`direction` gathers it for
     G'Z anyway), ``rtr = (r, kappa, r's position)``. The loop's multipliers keep
-    :func:`gradient`: gathering G' there only for the gradient cost about 2 % of a replayed
-    node, and using :func:`gradient` here about 1 %."""
+    :func:`gradient` from :func:`fitted`, which the margins share: gathering G' there only
+    for the gradient cost about 2 % of a replayed node, and using :func:`gradient` here
+    about 1 %."""
     r, kappa, tr = rtr
     c = np.empty(FA.size)
     correlations(Qt, FA, a, c)
@@ -204,17 +212,11 @@ def multipliers(Q, R, nz, nc, g):
 
 
 @njit(cache=True, fastmath=FAST, error_model="numpy")
-def margins(Qt, y, FA, ties, lam, a):
+def margins(Qt, y, Ka, ties, lam):
     """f_i = y_i (x_i'w + b) of the relaxation's hyperplane, every sample: w_j = q_j'alpha on
-    F1 u A, u_j on T (``ties``, u = lam[1:]), b = lam[0]."""
-    c = np.empty(FA.size)
-    correlations(Qt, FA, a, c)
-    m = a.size
-    f = lam[0] * y
-    for t in range(FA.size):
-        row = Qt[FA[t]]
-        for i in range(m):
-            f[i] += c[t] * row[i]
+    F1 u A (their part ``Ka``: :func:`fitted`), u_j on T (``ties``, u = lam[1:]), b = lam[0]."""
+    m = y.size
+    f = lam[0] * y + Ka
     for t in range(ties.size):
         row = Qt[ties[t]]
         u = lam[1 + t]
