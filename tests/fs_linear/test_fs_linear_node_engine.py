@@ -283,3 +283,23 @@ def test_the_relaxation_derives_optimal_from_its_primal_value(key: str, B: int, 
     assert res.status.value == "optimal" and res.bound <= res.objective
     assert res.objective - res.bound <= 1e-7 * abs(res.bound)
     assert res.bound == pytest.approx(ipm.bound, rel=1e-6)
+
+
+def test_the_warm_up_loads_strong_branchings_probes() -> None:
+    """Set-up's warm-up (``make install``) reaches the probes and the restricted state, which
+    every ``bnb`` tree on wide data runs: else a fresh machine's first tree compiles them in
+    each worker inside its time limit. Checked in a fresh process."""
+    import json
+    import subprocess
+    import sys
+
+    code = """
+import json, sys
+from sparsekm.registry import get, load_compiled
+load_compiled(get("fs-linear", "relaxation", "perspective-active"))
+P = sys.modules["sparsekm.engines.node_active.probe"]
+print(json.dumps({n: len(getattr(P, n).signatures) for n in ("probe", "restrict")}))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {"probe": 1, "restrict": 1}

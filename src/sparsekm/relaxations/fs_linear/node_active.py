@@ -268,11 +268,18 @@ def _held(problem: FSLinearProblem, sol: NodeSolution, task: NodeTask
 
 
 def _warm_up() -> None:
-    """Compile / load the engine on a tiny seeded problem."""
+    """Compile / load the engine on a tiny seeded problem: a node's solve, strong branching's
+    probes from its state, and that state restricted to the node after a fixing (``bnb``'s
+    path; without the probes, a first tree on a fresh machine compiled them in each worker
+    during its time limit)."""
     rng = np.random.default_rng(0)
     y = np.where(np.arange(12) % 2 == 0, 1.0, -1.0)
-    p = FSLinearProblem(rng.standard_normal((12, 6)), y, B=2, C=1.0)
-    ActiveSetNode().solve(p, SolverPlan(), NodeTask.root(p))
+    p = FSLinearProblem(rng.standard_normal((12, 8)), y, B=3, C=1.0)
+    form, plan, root = ActiveSetNode(), SolverPlan(), NodeTask.root(p)
+    first = form.solve(p, plan, root)
+    sol, _ = active_node_task(p, root, first.alpha)
+    form.probe(p, plan, sol, root, np.arange(3), 1)
+    _held(p, sol, NodeTask(root.F1, root.free[1:], root.k))
 
 
 @register("fs-linear", "relaxation", "perspective-active", paper="D",
