@@ -152,7 +152,8 @@ def report() -> None:
              "engine with the cheaper pivot (8.3 us instead of 10.2 on the replayed "
              "nodes, `fs_linear_node_cost.md`); `pivot-7us`: the engine of the 9.9x replay "
              "(7.4 us a pivot, a pricing pass every 50 pivots, the state packed for "
-             "Python). `nodes`: "
+             "Python); `replay-10x`: the engine of the 10.2x replay (7.0 us a pivot, the "
+             "correction onto the constraints only beyond round-off). `nodes`: "
              "nodes bounded, a deferred node bounded again counting twice; `deferred`: "
              "nodes sent back to the queue unbranched.",
              ""]
