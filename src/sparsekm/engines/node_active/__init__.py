@@ -9,7 +9,7 @@ null-space linear algebra.
 
 from .partition import repair
 from .probe import probe, restrict
-from .solve import LIMIT, NUMERIC, OPTIMAL, PRUNED, node_active_set
+from .solve import LIMIT, NUMERIC, OPTIMAL, PRUNED, node_active_set, resume_active_set
 
 __all__ = ["LIMIT", "NUMERIC", "OPTIMAL", "PRUNED", "node_active_set", "probe", "repair",
-           "restrict"]
+           "restrict", "resume_active_set"]

@@ -35,9 +35,10 @@ from numba import njit
 from .loop import LIMIT, NUMERIC, OPTIMAL, PRUNED, WORKING, floor_guess, run
 from .partition import certificate, full_pass, repair, top_abs
 from .pivot import correlations
-from .state import NW, new_state, pack, read_partition
+from .state import NW, new_state, pack, read_partition, unpack
 
-__all__ = ["LIMIT", "NUMERIC", "OPTIMAL", "PRUNED", "WORKING", "node_active_set"]
+__all__ = ["LIMIT", "NUMERIC", "OPTIMAL", "PRUNED", "WORKING", "node_active_set",
+           "resume_active_set"]
 
 MIN_CAPACITY = 512    # the working set holds at most max(this, 4 (k + m + extra)) features
 
@@ -119,10 +120,31 @@ def node_active_set(Qt, y, C, node, start, opts):
     alpha, s_j^2 at alpha over all n features (0 on those neither free nor in F1)): alpha is
     feasible and the bound exact at it whatever the status (OPTIMAL, PRUNED, LIMIT, NUMERIC);
     it is the best certified iterate."""
+    s_free = np.empty(node[1].size)
+    S, prices = _setup(Qt, y, C, node, start, (s_free, opts[2], opts[3]))
+    return _solve(Qt, y, C, node, (S, s_free, prices), opts)
+
+
+@njit(cache=True, error_model="numpy")
+def resume_active_set(Qt, y, C, node, P, opts):
+    """:func:`node_active_set` continued from ``P``, the packed final state a call at the
+    same node returned: the pivots go on where they stopped (its partition and factors
+    kept), so solving in chunks (the form reads the clock between them) follows the path of
+    one call. Reading the partition again at each chunk instead lowered g at tall nodes
+    (arrhythmia: 826 to 632 within one chunk) and so stopped them as stalled."""
+    S = unpack(P)
+    s_free = np.empty(node[1].size)
+    full_pass(Qt, node[1], S.a, s_free)
+    return _solve(Qt, y, C, node, (S, s_free, 1), opts)
+
+
+@njit(cache=True, error_model="numpy")
+def _solve(Qt, y, C, node, start, opts):
+    """The pivots from the state ``start = (S, s_free, pricing passes so far)`` and the
+    returned tuple of :func:`node_active_set`."""
     F1, free, k = node
     cutoff, max_pivots, omega, extra = opts
-    s_free = np.empty(free.size)
-    S, prices = _setup(Qt, y, C, node, start, (s_free, omega, extra))
+    S, s_free, prices = start
     status, pivots, more, fresh, g, a, s = run(Qt, y, C, node, S, (
         s_free, cutoff, max_pivots, omega, True))
     prices += more

@@ -32,12 +32,13 @@ from sparsekm.engines.node_active import (
     node_active_set,
     probe,
     restrict,
+    resume_active_set,
 )
 from sparsekm.models.fs_linear import FSLinearProblem
 from sparsekm.registry import register, with_node_form
 from sparsekm.solvers import Result, SolverPlan
 
-from .node import NATIVE_MAX_M, PerspectiveNode, solve_node_task
+from .node import PerspectiveNode, solve_node_task
 from .node_form import NodeForm, NodeSolution, NodeTask, member, top_k_child_bounds
 
 __all__ = ["ActiveSetNode", "ENGINE", "active_node_task", "column_norms", "ksupport_square",
@@ -46,9 +47,13 @@ __all__ = ["ActiveSetNode", "ENGINE", "active_node_task", "column_norms", "ksupp
 ENGINE = "sparsekm node-active-set"
 MAX_PIVOTS = 2000     # per node solve (the measured median on colorectal is about 30)
 CHUNK = 100           # pivots between reads of the clock and checks of progress
+PIVOTS_PER_SAMPLE = 10  # the pivot cap on tall data (:func:`pivot_cap`)
+SNAP = 1e-6           # the interior point's multipliers this close to a bound start at it
+SAME = 1e-7           # relative: a bound this close to the interior point's is as good
+PATIENCE = 2          # chunks in a row without a higher bound: the solve has stalled
 OMEGA = 0.8           # features within this fraction of the threshold are in the working set
 PROBE_PIVOTS = 8      # pivots per child of strong branching (probes from the node's state)
-MAX_M = NATIVE_MAX_M  # more samples: each pivot is O(m^2); the interior point with shrinking
+MAX_M = 10**9         # the engine bounds nodes of any number of samples
 STATUS = {OPTIMAL: "optimal", PRUNED: "cutoff", LIMIT: "pivot limit", NUMERIC: "degenerate"}
 _DATA = threading.local()
 
@@ -73,18 +78,24 @@ def scaled_rows(problem: FSLinearProblem) -> np.ndarray:
 
 
 def active_node_task(problem: FSLinearProblem, task: NodeTask, alpha0: np.ndarray,
-                     max_pivots: int = MAX_PIVOTS) -> tuple[NodeSolution, int]:
-    """The engine on ``task`` from ``alpha0`` (and the task's working set ``W0``): the node
+                     max_pivots: int = MAX_PIVOTS, packed: np.ndarray | None = None
+                     ) -> tuple[NodeSolution, int]:
+    """The engine on ``task`` from ``alpha0`` (and the task's working set ``W0``), or
+    continued from ``packed`` (``info["packed"]`` of a call on the same task): the node
     solution and the engine's status code."""
     Qt = scaled_rows(problem)
     F1 = np.asarray(task.F1, np.int64)
     free = np.asarray(task.free, np.int64)
-    W0 = np.zeros(0, np.int64) if task.W0 is None else np.asarray(task.W0, np.int64)
-    a, bound, status, pivots, prices, W, v, s_free, W_next, state, at, score = \
-        node_active_set(Qt, problem.y, float(problem.C), (F1, free, int(task.k)),
-                        (np.asarray(alpha0, float), W0),
-                        (float(task.cutoff), int(max_pivots), OMEGA, int(task.extra)))
-    info = {"pivots": int(pivots), "pricing": int(prices)}
+    node = (F1, free, int(task.k))
+    opts = (float(task.cutoff), int(max_pivots), OMEGA, int(task.extra))
+    if packed is None:
+        W0 = np.zeros(0, np.int64) if task.W0 is None else np.asarray(task.W0, np.int64)
+        out = node_active_set(Qt, problem.y, float(problem.C), node,
+                              (np.asarray(alpha0, float), W0), opts)
+    else:
+        out = resume_active_set(Qt, problem.y, float(problem.C), node, packed, opts)
+    a, bound, status, pivots, prices, W, v, s_free, W_next, state, at, score = out
+    info = {"pivots": int(pivots), "pricing": int(prices), "packed": state}
     if at:          # the engine's final state is at alpha: strong branching forks it
         info["state"] = (state, s_free, (F1, free, int(task.k)))
     sol = NodeSolution(float(bound), a, score, v, W, 1, STATUS[int(status)], W_next, info)
@@ -94,24 +105,60 @@ def active_node_task(problem: FSLinearProblem, task: NodeTask, alpha0: np.ndarra
 def _engine(problem: FSLinearProblem, plan: SolverPlan, task: NodeTask, alpha0: np.ndarray,
             cap: int) -> tuple[NodeSolution, int]:
     """:func:`active_node_task` in chunks of ``CHUNK`` pivots (at most ``cap`` in all): the
-    clock is read between chunks, and a chunk that does not raise the bound ends the solve
-    (many equal |s_j|, e.g. 1,200 svmlight columns of one entry each on 200 rows: 2,000
-    pivots took 25 s without moving the bound past its value after 200, under a 20 s
-    limit). Each chunk starts from the last one's multipliers and working set."""
+    clock is read between chunks, and ``PATIENCE`` chunks in a row that do not raise the
+    bound end the solve (many equal |s_j|, e.g. 1,200 svmlight columns of one entry each on
+    200 rows: 2,000 pivots took 25 s without moving the bound past its value after 200,
+    under a 20 s limit). Each chunk continues from the last one's final state
+    (:func:`~sparsekm.engines.node_active.resume_active_set`); the best chunk is kept. (g
+    at the pricing passes is not monotone: features outside the working set cross the
+    threshold between them; on arrhythmia one chunk in about ten peaks below the one before,
+    then the next passes it.)"""
     sol, status = active_node_task(problem, task, alpha0, min(cap, CHUNK))
-    done = min(cap, CHUNK)
+    done, last, idle = min(cap, CHUNK), sol, 0
     while status == LIMIT and done < cap and not plan.clock.expired():
         step = min(cap - done, CHUNK)
-        nxt, nxt_status = active_node_task(problem, replace(task, W0=sol.W_next), sol.alpha,
-                                           step)
+        nxt, nxt_status = active_node_task(problem, task, last.alpha, step,
+                                           packed=last.info.pop("packed"))
         done += step
-        nxt.info["pivots"] += sol.info["pivots"]
+        nxt.info["pivots"] += last.info["pivots"]
+        nxt.info["pricing"] += last.info["pricing"]
         stalled = nxt.bound <= sol.bound + 1e-9 * max(1.0, abs(sol.bound))
+        last = nxt
         if nxt.bound >= sol.bound:
             sol, status = nxt, nxt_status
-        if stalled:
+        idle = idle + 1 if stalled else 0
+        if idle == PATIENCE:
             break
+    sol.info["pivots"], sol.info["pricing"] = last.info["pivots"], last.info["pricing"]
+    sol.info.pop("packed", None)
+    last.info.pop("packed", None)
     return sol, status
+
+
+def pivot_cap(m: int) -> int:
+    """The pivots a node solve may take: MAX_PIVOTS, or PIVOTS_PER_SAMPLE per sample on tall
+    data (a node of arrhythmia, m = 452, took up to 3,342 pivots from its parent's alpha)."""
+    return max(MAX_PIVOTS, PIVOTS_PER_SAMPLE * m)
+
+
+def _polished(problem: FSLinearProblem, plan: SolverPlan, task: NodeTask, cap: int
+              ) -> NodeSolution:
+    """The interior point's node solution, then the engine from its multipliers (the
+    better of the two): the root, and a node the engine stalled on. The engine's alpha
+    leaves the samples at their bounds and comes with its final state, so the node's
+    children start from a point with few free samples, and strong branching probes from
+    that state (from the interior point's alpha, all m samples are free: on madelon, m =
+    2,000, the first 100 pivots took 10 s). The interior point's alpha is read at the bounds
+    within SNAP x C first (there, 1,499 samples sit within 1e-8 x C of theirs: the engine
+    then takes 812 pivots, 3.9 s, instead of stalling after 300 in 24 s). The engine's
+    solution is kept when its bound is within SAME (relative) of the interior point's: its
+    state saves strong branching 32 solves from the node's alpha."""
+    first = solve_node_task(problem, plan, task)
+    C = float(problem.C)
+    a = np.where(first.alpha <= SNAP * C, 0.0,
+                 np.where(first.alpha >= (1 - SNAP) * C, C, first.alpha))
+    sol, _ = _engine(problem, plan, replace(task, W0=first.W_next), a, cap)
+    return sol if sol.bound >= first.bound - SAME * max(1.0, abs(first.bound)) else first
 
 
 def column_norms(problem: FSLinearProblem) -> np.ndarray:
@@ -192,21 +239,20 @@ class ActiveSetNode(NodeForm):
               ) -> NodeSolution:
         if not self.fast(problem, plan):                  # the interior point's path
             return solve_node_task(problem, plan, task)
+        cap = pivot_cap(problem.m)
         if task.alpha0 is None:                           # no multipliers: the root
-            first = solve_node_task(problem, plan, task)
-            sol, _ = _engine(problem, plan, replace(task, W0=first.W_next), first.alpha,
-                             MAX_PIVOTS)
-            return sol if sol.bound >= first.bound else first
+            return _polished(problem, plan, task, cap)
         if plan.clock.expired():                          # the certificate at the start
             sol, _ = active_node_task(problem, task, task.alpha0, max_pivots=0)
             sol.status, sol.solves = "time limit", 0
+            sol.info.pop("packed")
             return sol
-        cap = MAX_PIVOTS if task.rounds >= NodeTask.rounds else max(
-            1, self.pivots_per_round * task.rounds)
-        sol, status = _engine(problem, plan, task, task.alpha0, cap)
-        if status == NUMERIC or (status == LIMIT and cap == MAX_PIVOTS
+        full = task.rounds >= NodeTask.rounds
+        sol, status = _engine(problem, plan, task, task.alpha0, cap if full else max(
+            1, self.pivots_per_round * task.rounds))
+        if status == NUMERIC or (status == LIMIT and full
                                  and not plan.clock.expired()):   # stalled: cycling
-            fallback = solve_node_task(problem, plan, replace(task, alpha0=sol.alpha))
+            fallback = _polished(problem, plan, replace(task, alpha0=sol.alpha), cap)
             if fallback.bound > sol.bound:
                 fallback.info["fallback"] = 1
                 return fallback
@@ -278,6 +324,7 @@ def _warm_up() -> None:
     form, plan, root = ActiveSetNode(), SolverPlan(), NodeTask.root(p)
     first = form.solve(p, plan, root)
     sol, _ = active_node_task(p, root, first.alpha)
+    active_node_task(p, root, sol.alpha, 1, packed=sol.info.pop("packed"))   # a resumed chunk
     form.probe(p, plan, sol, root, np.arange(3), 1)
     _held(p, sol, NodeTask(root.F1, root.free[1:], root.k))
 
