@@ -60,7 +60,11 @@ def _block(size):
 
 @njit(cache=True, error_model="numpy")
 def _leading(M, size):
-    """A copy of M's leading (size, size) block in an uncleared array of M's shape."""
+    """A copy of M with its leading (size, size) block: the whole array (one memcpy) unless
+    that block is under a quarter of it (tall data), then the block alone in an uncleared
+    array of M's shape."""
+    if 4 * size * size >= M.size:
+        return M.copy()
     out = _block(M.shape[0])
     out[:size, :size] = M[:size, :size]
     return out

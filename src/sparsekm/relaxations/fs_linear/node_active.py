@@ -10,9 +10,11 @@ parent's multipliers and working set, each pivot an O(m^2) update; it stops at t
 and a stopped solve (pivot cap, time) still returns the certificate g at its feasible alpha.
 On the replayed colorectal nodes it bounds a node with a fraction of the interior point's
 CPU (``docs/benchmarks/fs_linear_node_bounds.md``). A node without multipliers to start from
-(the root) is first solved by the interior point of :mod:`.node`; a node the engine cannot
-pivot through (a degenerate partition, or one it cycles on without reaching its maximiser)
-falls back to it as well.
+(the root) is first solved by the interior point of :mod:`.node`, then polished by the engine
+from those multipliers; a node the engine cannot pivot through (a degenerate partition, or
+one it cycles on without raising its bound) goes the same way. The engine runs on tall data
+as well (m in the thousands): a solve is read in chunks of pivots, each continuing from the
+last one's state, so the pivot cap can grow with m without losing the clock.
 """
 
 from __future__ import annotations
@@ -142,8 +144,8 @@ def pivot_cap(m: int) -> int:
     return max(MAX_PIVOTS, PIVOTS_PER_SAMPLE * m)
 
 
-def _polished(problem: FSLinearProblem, plan: SolverPlan, task: NodeTask, cap: int
-              ) -> NodeSolution:
+def _polished(problem: FSLinearProblem, plan: SolverPlan, task: NodeTask, cap: int,
+              patience: int = 0) -> NodeSolution:
     """The interior point's node solution, then the engine from its multipliers (the
     better of the two): the root, and a node the engine stalled on. The engine's alpha
     leaves the samples at their bounds and comes with its final state, so the node's
@@ -154,14 +156,15 @@ def _polished(problem: FSLinearProblem, plan: SolverPlan, task: NodeTask, cap: i
     then takes 812 pivots, 3.9 s, instead of stalling after 300 in 24 s). The engine's
     solution is kept when its bound is within SAME (relative) of the interior point's: its
     state saves strong branching 32 solves from the node's alpha. Its bound starts at the
-    optimum, so chunks that do not raise it do not end this solve: the clean state is the
-    point (on madelon, stopping after two such chunks left ~500 free samples, and the
-    children then stalled: 6.7 s a child against the interior point's 1.1 s)."""
+    optimum, so at the root (``patience = cap``) chunks that do not raise it do not end this
+    solve: the clean state is the point (on madelon, stopping after two such chunks left
+    ~500 free samples, and the children then stalled: 6.7 s a child against the interior
+    point's 1.1 s); below the root (a stalled node) the usual PATIENCE holds."""
     first = solve_node_task(problem, plan, task)
     C = float(problem.C)
     a = np.where(first.alpha <= SNAP * C, 0.0,
                  np.where(first.alpha >= (1 - SNAP) * C, C, first.alpha))
-    sol, _ = _engine(problem, plan, replace(task, W0=first.W_next), a, cap, patience=cap)
+    sol, _ = _engine(problem, plan, replace(task, W0=first.W_next), a, cap, patience)
     return sol if sol.bound >= first.bound - SAME * max(1.0, abs(first.bound)) else first
 
 
@@ -247,7 +250,7 @@ class ActiveSetNode(NodeForm):
             return solve_node_task(problem, plan, task)
         cap = pivot_cap(problem.m)
         if task.alpha0 is None:                           # no multipliers: the root
-            return _polished(problem, plan, task, cap)
+            return _polished(problem, plan, task, cap, patience=cap)
         if plan.clock.expired():                          # the certificate at the start
             sol, _ = active_node_task(problem, task, task.alpha0, max_pivots=0)
             sol.status, sol.solves = "time limit", 0
