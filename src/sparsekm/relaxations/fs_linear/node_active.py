@@ -240,8 +240,9 @@ class ActiveSetNode(NodeForm):
     def fast(self, problem: FSLinearProblem, plan: SolverPlan) -> bool:
         """The engine bounds the nodes (no solver named): about a millisecond a node on
         colorectal, and strong branching's children from the node's own state. On tall data
-        too (arrhythmia, madelon, mfeat: m = 452-2,000), where a node's solve is 3-10 times
-        cheaper than the interior point's (the benchmark page's tall-data section)."""
+        too (arrhythmia, madelon, mfeat: m = 452-2,000), where a child of the root costs
+        1.6-13.7 times less CPU than the interior point's on average
+        (``benchmarks/results/fs_linear_node_tall.md``)."""
         return plan.relax_solver is None
 
     def solve(self, problem: FSLinearProblem, plan: SolverPlan, task: NodeTask
