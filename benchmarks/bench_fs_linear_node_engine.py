@@ -158,7 +158,9 @@ def report() -> None:
              "point), its solves in chunks resumed from their state; `tall-copy`: that "
              "engine with strong branching's forks copying Q and R whole again unless "
              "their leading blocks are under a quarter of them (the `tall-engine` check "
-             "copied the blocks alone at m = 62: 1.106 ms a node against 1.026). `nodes`: "
+             "copied the blocks alone at m = 62: 1.106 ms a node against 1.026); "
+             "`tall-thaw`: that engine reading its partition again at a pricing pass "
+             "whose g its model no longer equals (a dependent tie drifted). `nodes`: "
              "nodes bounded, a deferred node bounded again counting twice; `deferred`: "
              "nodes sent back to the queue unbranched.",
              ""]

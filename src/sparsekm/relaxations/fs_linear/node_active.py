@@ -241,7 +241,7 @@ class ActiveSetNode(NodeForm):
         """The engine bounds the nodes (no solver named): about a millisecond a node on
         colorectal, and strong branching's children from the node's own state. On tall data
         too (arrhythmia, madelon, mfeat: m = 452-2,000), where a child of the root costs
-        1.6-13.7 times less CPU than the interior point's on average
+        1.6-16.2 times less CPU than the interior point's on average
         (``benchmarks/results/fs_linear_node_tall.md``)."""
         return plan.relax_solver is None
 
