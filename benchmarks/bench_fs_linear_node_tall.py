@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import replace
 
 import numpy as np
 from results_io import write_results
@@ -54,7 +53,7 @@ def one_set(name: str, children: int) -> dict:
             F1 = np.array([j]) if side else np.zeros(0, np.int64)
             task = NodeTask(F1, rest, root.k - side, alpha0=top.alpha, W0=top.W_next)
             eng, t_eng = timed(lambda task=task: form.solve(p, plan, task))
-            ipm, t_i = timed(lambda task=task: solve_node_task(p, plan, replace(task)))
+            ipm, t_i = timed(lambda task=task: solve_node_task(p, plan, task))
             rows.append({"feature": j, "side": "in" if side else "out",
                          "engine_s": t_eng, "ipm_s": t_i, "engine_bound": eng.bound,
                          "ipm_bound": ipm.bound, "pivots": eng.info.get("pivots", 0),

@@ -53,6 +53,9 @@ PIVOTS_PER_SAMPLE = 10  # the pivot cap on tall data (:func:`pivot_cap`)
 SNAP = 1e-6           # the interior point's multipliers this close to a bound start at it
 SAME = 1e-7           # relative: a bound this close to the interior point's is as good
 PATIENCE = 2          # chunks in a row without a higher bound: the solve has stalled
+MAX_M = 3000          # samples up to which the engine bounds the nodes: Q and R hold (m + 1)^2
+                      # entries each, and a partition with most samples free (an interior
+                      # start) costs O(m^2) a pivot; measured up to m = 2,000 (madelon, mfeat)
 OMEGA = 0.8           # features within this fraction of the threshold are in the working set
 PROBE_PIVOTS = 8      # pivots per child of strong branching (probes from the node's state)
 STATUS = {OPTIMAL: "optimal", PRUNED: "cutoff", LIMIT: "pivot limit", NUMERIC: "degenerate"}
@@ -104,9 +107,9 @@ def active_node_task(problem: FSLinearProblem, task: NodeTask, alpha0: np.ndarra
 
 
 def _engine(problem: FSLinearProblem, plan: SolverPlan, task: NodeTask, alpha0: np.ndarray,
-            cap: int, patience: int = 0) -> tuple[NodeSolution, int]:
+            cap: int, patience: int = PATIENCE) -> tuple[NodeSolution, int]:
     """:func:`active_node_task` in chunks of ``CHUNK`` pivots (at most ``cap`` in all): the
-    clock is read between chunks, and ``patience`` (default PATIENCE) chunks in a row that
+    clock is read between chunks, and ``patience`` chunks in a row that
     do not raise the bound end the solve (many equal |s_j|, e.g. 1,200 svmlight columns of
     one entry each on 200 rows: 2,000 pivots took 25 s without moving the bound past its
     value after 200, under a 20 s limit). Each chunk continues from the last one's final state
@@ -116,7 +119,6 @@ def _engine(problem: FSLinearProblem, plan: SolverPlan, task: NodeTask, alpha0: 
     then the next passes it.)"""
     sol, status = active_node_task(problem, task, alpha0, min(cap, CHUNK))
     done, last, last_status, idle = min(cap, CHUNK), sol, status, 0
-    patience = patience or PATIENCE
     while last_status == LIMIT and done < cap and not plan.clock.expired():
         step = min(cap - done, CHUNK)
         nxt, last_status = active_node_task(problem, task, last.alpha, step,
@@ -145,7 +147,7 @@ def pivot_cap(m: int) -> int:
 
 
 def _polished(problem: FSLinearProblem, plan: SolverPlan, task: NodeTask, cap: int,
-              patience: int = 0) -> NodeSolution:
+              patience: int = PATIENCE) -> NodeSolution:
     """The interior point's node solution, then the engine from its multipliers (the
     better of the two): the root, and a node the engine stalled on. The engine's alpha
     leaves the samples at their bounds and comes with its final state, so the node's
@@ -238,12 +240,12 @@ class ActiveSetNode(NodeForm):
         return PerspectiveNode().solver_name(problem, plan)
 
     def fast(self, problem: FSLinearProblem, plan: SolverPlan) -> bool:
-        """The engine bounds the nodes (no solver named): about a millisecond a node on
-        colorectal, and strong branching's children from the node's own state. On tall data
-        too (arrhythmia, madelon, mfeat: m = 452-2,000), where a child of the root costs
+        """The engine bounds the nodes (no solver named, m <= MAX_M): about a millisecond a
+        node on colorectal, and strong branching's children from the node's own state. On
+        tall data too (arrhythmia, madelon, mfeat: m = 452-2,000), where a child of the root costs
         1.6-16.2 times less CPU than the interior point's on average
         (``benchmarks/results/fs_linear_node_tall.md``)."""
-        return plan.relax_solver is None
+        return plan.relax_solver is None and problem.m <= MAX_M
 
     def solve(self, problem: FSLinearProblem, plan: SolverPlan, task: NodeTask
               ) -> NodeSolution:
